@@ -1,0 +1,259 @@
+/* ast.h - the parsed script.
+ *
+ * Expressions and statements are one struct, Node, with a kind.  The kinds,
+ * their printable names and the printer's dispatch come from one X-macro
+ * list, so a new kind is one line here.  Declarations (probes, aliases,
+ * functions, globals) are their own small structs.
+ *
+ * Every node carries the location of the token that starts it.  The parser
+ * fills the syntactic fields; pass 2 fills the "resolved" ones.
+ *
+ * This header is shared by pass 1 (parse), pass 2 (resolve, types,
+ * optimize, probes/) and pass 3 (emit).  Change it additively.
+ */
+#ifndef TAPC_AST_H
+#define TAPC_AST_H
+
+#include "tapc.h"
+
+/*  X(KIND, "name")                      fields used (see struct Node)     */
+#define NODE_KINDS(X)                                                        \
+	/* ---- expressions ---- */                                          \
+	X(N_NUMBER, "number")            /* num                            */ \
+	X(N_STRING, "string")            /* str (decoded value)            */ \
+	X(N_SYMBOL, "symbol")            /* name; ->var after pass 2        */ \
+	X(N_INDEX, "arrayindex")         /* base (symbol or hist), args;    */ \
+	                                 /* NULL arg = '*' slice wildcard   */ \
+	X(N_CALL, "functioncall")        /* name, args; ->func              */ \
+	X(N_PRINT, "print_format")       /* name (printf, sprint, ...),     */ \
+	                                 /* args; fmt = format string node  */ \
+	X(N_BINARY, "binary")            /* op, lhs, rhs: + - * / % << >>   */ \
+	                                 /* >>> & | ^                       */ \
+	X(N_COMPARE, "comparison")       /* op, lhs, rhs: < > <= >= == !=   */ \
+	X(N_LOGICAL, "logical")          /* op, lhs, rhs: && ||             */ \
+	X(N_CONCAT, "concatenation")     /* lhs, rhs ('.')                  */ \
+	X(N_REGEX, "regex")              /* op (=~ !~), lhs, rhs (string)   */ \
+	X(N_UNARY, "unary")              /* op (- + ! ~), lhs               */ \
+	X(N_PREINC, "pre_crement")       /* op (++ --), lhs                 */ \
+	X(N_POSTINC, "post_crement")     /* op (++ --), lhs                 */ \
+	X(N_ASSIGN, "assignment")        /* op (= += ... .= <<<), lhs, rhs  */ \
+	X(N_TERNARY, "ternary")          /* cond, then, els                 */ \
+	X(N_IN, "array_in")              /* args (keys), base (array)       */ \
+	X(N_STAT, "stat_op")             /* op (@count @sum @min @max @avg  */ \
+	                                 /* @variance), lhs; args = params  */ \
+	X(N_HIST, "hist_op")             /* op (@hist_log @hist_linear),    */ \
+	                                 /* lhs, args (linear params)       */ \
+	X(N_TARGET, "target_symbol")     /* name ("$foo"), comps, deref     */ \
+	                                 /* ("$"/"$$" pretty suffix), addr  */ \
+	X(N_TARGET_VARS, "target_vars")  /* name ($$vars $$parms $$locals   */ \
+	                                 /* $$return), deref                */ \
+	X(N_CAST, "cast_op")             /* lhs, str (type), module, comps  */ \
+	X(N_ATVAR, "atvar_op")           /* str ("name@cu"), module, comps  */ \
+	X(N_AUTOCAST, "autocast_op")     /* lhs, comps: expr->member ...    */ \
+	X(N_ENTRY, "entry_op")           /* lhs (@entry)                    */ \
+	X(N_DEFINED, "defined_op")       /* lhs (@defined)                  */ \
+	X(N_PROBEWRITE, "probewrite")    /* lhs (@probewrite)               */ \
+	X(N_PERF, "perf_op")             /* str (@perf counter name)        */ \
+	X(N_CONST, "const_op")           /* str (@const C identifier)       */ \
+	X(N_REGISTER, "register_op")     /* op (@kregister @uregister),     */ \
+	                                 /* lhs (register number)           */ \
+	X(N_DEREF, "deref_op")           /* op (@kderef @uderef), args =    */ \
+	                                 /* [size, address]                 */ \
+	X(N_ENUM, "enum_op")             /* str (@enum name), module        */ \
+	X(N_EMBEDDED_EXPR, "embedded_expr") /* str (C code of %{ %})        */ \
+	/* ---- statements ---- */                                           \
+	X(N_BLOCK, "block")              /* stmts                           */ \
+	X(N_EXPR_STMT, "expr_statement") /* lhs                             */ \
+	X(N_NULL_STMT, "null_statement") /*                                 */ \
+	X(N_IF, "if_statement")          /* cond, then, els (may be NULL)   */ \
+	X(N_WHILE, "while_loop")         /* cond, body                      */ \
+	X(N_FOR, "for_loop")             /* init, cond, incr, body (any may */ \
+	                                 /* be NULL but body)               */ \
+	X(N_FOREACH, "foreach_loop")     /* keys (symbols), value (symbol), */ \
+	                                 /* base (array/hist), args (slice),*/ \
+	                                 /* sort_col, sort_dir, limit, body */ \
+	X(N_BREAK, "break_statement")                                         \
+	X(N_CONTINUE, "continue_statement")                                   \
+	X(N_NEXT, "next_statement")                                           \
+	X(N_RETURN, "return_statement")  /* lhs (may be NULL)               */ \
+	X(N_DELETE, "delete_statement")  /* lhs                             */ \
+	X(N_TRY, "try_block")            /* body, catch_var (may be NULL),  */ \
+	                                 /* els (catch block)               */ \
+	X(N_EMBEDDED, "embedded_code")   /* str (C code of %{ %})           */
+
+typedef enum NodeKind {
+#define X(k, name) k,
+	NODE_KINDS(X)
+#undef X
+	N__COUNT
+} NodeKind;
+
+extern const char *const node_kind_names[];
+
+/* Script value types.  STATS is an aggregate (the target of <<<). */
+typedef enum Type {
+	TY_UNKNOWN = 0,
+	TY_LONG,
+	TY_STRING,
+	TY_STATS,
+	TY_VOID,      /* functions returning nothing */
+} Type;
+
+const char *type_name(Type t);   /* "unknown" "long" "string" "stats" ... */
+
+typedef struct Var Var;
+typedef struct Func Func;
+typedef struct Node Node;
+
+/* One step of a target-expression path: ->name, .name, [index] or the
+ * leading & (address-of) marker. */
+typedef enum CompKind {
+	COMP_MEMBER,     /* ->name (or .name in @cast/@var paths) */
+	COMP_INDEX,      /* [expr] or [number] */
+} CompKind;
+
+typedef struct Component {
+	CompKind kind;
+	const char *name;   /* COMP_MEMBER */
+	Node *index;        /* COMP_INDEX */
+	Loc loc;
+} Component;
+
+struct Node {
+	NodeKind kind;
+	Loc loc;
+	Type type;              /* filled by pass 2 */
+
+	const char *op;         /* operator text, or builtin name (@sum ...) */
+	const char *name;       /* symbol, function, target name */
+	const char *str;        /* decoded string value / code / type name */
+	const char *module;     /* @cast/@var/@enum module argument, or NULL */
+	int64_t num;            /* N_NUMBER value */
+
+	Node *lhs, *rhs;        /* operands; lhs doubles as the only operand */
+	Node *base;             /* array or hist operand (N_INDEX, N_IN, foreach) */
+	Node *cond, *then, *els;
+	Node *init, *incr, *body;
+	Node *fmt;              /* N_PRINT: format string (N_STRING) or NULL */
+	Node *value;            /* foreach: "value =" symbol */
+	Node *limit;            /* foreach: limit expression */
+	Node *catch_var;        /* try/catch(var) */
+
+	Vec args;               /* call arguments, index keys, foreach keys */
+	Vec stmts;              /* N_BLOCK */
+	Vec comps;              /* Component * for target/cast/autocast paths */
+
+	int sort_col;           /* foreach: 0 none, -1 the value, k = key k (1-based) */
+	int sort_dir;           /* foreach: +1 ascending, -1 descending */
+	bool addressof;         /* &$foo, &@cast(...)->x */
+	const char *deref;      /* "$" or "$$" pretty-print suffix, or NULL */
+	bool from_tapset;       /* parsed from a tapset file */
+	bool synthetic;         /* made by the translator, not the user */
+
+	/* resolved by pass 2 */
+	Var *var;               /* N_SYMBOL, N_INDEX base, foreach vars */
+	Func *func;             /* N_CALL */
+	void *aux;              /* per-pass data (probe family, target info) */
+};
+
+/* A probe point: comma-separated in a probe header, dot-separated within. */
+typedef struct ProbePointComp {
+	const char *name;       /* may contain * ** and {a,b} wildcards */
+	Node *arg;              /* N_NUMBER or N_STRING literal, or NULL */
+	Loc loc;
+} ProbePointComp;
+
+typedef struct ProbePoint {
+	Vec comps;              /* ProbePointComp * */
+	bool optional;          /* trailing '?' */
+	bool sufficient;        /* trailing '!' */
+	Node *condition;        /* if (expr), or NULL */
+	Loc loc;
+	struct ProbePoint *from;/* the alias/wildcard point this expanded from */
+} ProbePoint;
+
+/* A variable: global, local, function parameter, foreach iterator. */
+typedef enum VarScope { VS_GLOBAL, VS_LOCAL, VS_PARAM } VarScope;
+
+struct Var {
+	const char *name;
+	Loc loc;
+	VarScope scope;
+	Type type;              /* element type for arrays */
+	int arity;              /* 0 scalar, >0 array with that many keys, -1 unknown */
+	Type key_types[9];      /* array keys */
+	int64_t maxsize;        /* global foo[N]; 0 = default */
+	bool wrap;              /* global foo% */
+	bool is_private;
+	bool read, written;     /* set by pass 2 (for unused/written-only) */
+	Node *init;             /* global initialiser literal, or NULL */
+	SrcFile *file;          /* for private scoping */
+	bool from_tapset;
+	bool synthetic;
+	bool declared_type;     /* type given in the script (params: foo:long) */
+};
+
+typedef struct Func {
+	const char *name;
+	Loc loc;
+	Vec params;             /* Var * */
+	Type type;              /* declared or inferred return type */
+	bool declared_type;
+	Node *body;             /* N_BLOCK or N_EMBEDDED */
+	int64_t priority;       /* function:1 ... overload priority; default 0 */
+	bool is_private;
+	bool from_tapset;
+	SrcFile *file;
+	struct Func *next_overload; /* the next one that "next" falls to */
+	bool used;              /* pass 2 */
+	bool pure, unprivileged, myproc_unprivileged, guru; /* embedded C pragmas */
+} Func;
+
+/* A probe or alias body with the points it applies to.  For an alias,
+ * alias_names are the names it defines (probe a = b, c) and points are
+ * what it expands to. */
+typedef struct Probe {
+	Vec points;             /* ProbePoint * */
+	Node *body;             /* N_BLOCK */
+	Loc loc;
+	bool is_alias;
+	Vec alias_names;        /* ProbePoint * (for aliases) */
+	bool epilogue;          /* alias defined with += */
+	bool is_private;
+	bool from_tapset;
+	SrcFile *file;
+	Vec locals;             /* Var *, filled by pass 2 */
+	struct Probe *from_alias;  /* pass 2: the alias it was expanded through */
+	void *aux;              /* pass 2: resolved family data */
+} Probe;
+
+/* One parsed file (script or tapset). */
+typedef struct Stapfile {
+	SrcFile *src;
+	Vec probes;             /* Probe * (not aliases) */
+	Vec aliases;            /* Probe * with is_alias */
+	Vec funcs;              /* Func * */
+	Vec globals;            /* Var * */
+	Vec embeds;             /* Node * (N_EMBEDDED at file scope) */
+	bool is_tapset;
+	bool privileged;        /* may use guru constructs (tapsets) */
+} Stapfile;
+
+/* The whole program as pass 2 sees it. */
+typedef struct Program {
+	Vec files;              /* Stapfile *: user script(s) first */
+	Vec probes;             /* resolved Probe * (after alias expansion) */
+	Vec funcs;              /* used Func * */
+	Vec globals;            /* used Var * */
+	Vec embeds;             /* file-scope embedded C that is used */
+} Program;
+
+Node *node_new(NodeKind kind, Loc loc);
+
+/* Print a file in the canonical form that parses again (-p1). */
+void print_stapfile(FILE *out, Stapfile *f);
+void print_node(FILE *out, Node *n);          /* expression or statement */
+void print_probe_point(FILE *out, ProbePoint *pp);
+char *probe_point_text(ProbePoint *pp);       /* arena string */
+
+#endif

@@ -1,0 +1,31 @@
+/* passes.h - the entry points of each pass, as main.c calls them. */
+#ifndef TAPC_PASSES_H
+#define TAPC_PASSES_H
+
+#include "ast.h"
+
+/* pass 1 (parse.c): parse one file.  Returns NULL after reporting errors.
+ * A tapset file may use guru constructs (embedded C) freely. */
+Stapfile *parse_file(SrcFile *src, bool is_tapset);
+
+/* pass 2 (resolve.c): bind symbols, load the tapsets the script needs,
+ * expand probe aliases and wildcards, infer types, drop unused code.
+ * Returns NULL after reporting errors. */
+Program *elaborate(Vec *user_files);
+
+/* -p2 output (resolve.c) */
+void print_program(FILE *out, Program *prog);
+
+/* -l / -L (resolve.c): list probe points matching a pattern. */
+int list_probe_points(const char *pattern, bool with_vars);
+
+/* --dump-probe-types (probes/), --dump-probe-aliases and --dump-functions
+ * (tapsets.c) */
+void dump_probe_types(FILE *out);
+void dump_probe_aliases(FILE *out);
+void dump_functions(FILE *out);
+
+/* target.c: facts of the target kernel */
+void target_init(void);
+
+#endif

@@ -1,0 +1,118 @@
+/* target.c - facts of the kernel the script is built for: its release,
+ * architecture and configuration.  They come from -r (a release or a build
+ * tree), else from the running kernel. */
+#include "passes.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+static const char *release, *arch;
+static bool config_loaded;
+static Vec config_names, config_values;
+
+static const char *read_first_line(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char buf[256];
+	const char *r = NULL;
+	if (fgets(buf, sizeof buf, f)) {
+		buf[strcspn(buf, "\n")] = 0;
+		r = xstrdup(buf);
+	}
+	fclose(f);
+	return r;
+}
+
+/* Map uname's machine to the names scripts test with arch == "...". */
+static const char *normalize_arch(const char *m)
+{
+	if (!strcmp(m, "i386") || !strcmp(m, "i486") || !strcmp(m, "i586") ||
+	    !strcmp(m, "i686"))
+		return "i386";
+	if (!strcmp(m, "amd64"))
+		return "x86_64";
+	if (!strncmp(m, "armv", 4))
+		return "arm";
+	if (!strcmp(m, "aarch64"))
+		return "arm64";
+	if (!strcmp(m, "ppc64le"))
+		return "powerpc";
+	return m;
+}
+
+void target_init(void)
+{
+	struct utsname u;
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof u);
+	if (sess.kernel_build_dir) {
+		const char *r = read_first_line(
+			xsprintf("%s/include/config/kernel.release", sess.kernel_build_dir));
+		release = r ? r : xstrdup(u.release);
+	} else {
+		release = sess.release ? sess.release : xstrdup(u.release);
+	}
+	arch = sess.arch ? normalize_arch(sess.arch) : normalize_arch(xstrdup(u.machine));
+}
+
+const char *target_release(void)
+{
+	return release;
+}
+
+const char *target_arch(void)
+{
+	return arch;
+}
+
+/* Read NAME=VALUE lines of the kernel's .config, from the build tree or
+ * /boot.  Values keep their quotes off. */
+static void load_config(void)
+{
+	config_loaded = true;
+	const char *paths[3];
+	int n = 0;
+	if (sess.kernel_build_dir)
+		paths[n++] = xsprintf("%s/.config", sess.kernel_build_dir);
+	paths[n++] = xsprintf("/lib/modules/%s/build/.config", release);
+	paths[n++] = xsprintf("/boot/config-%s", release);
+	for (int i = 0; i < n; i++) {
+		FILE *f = fopen(paths[i], "r");
+		if (!f)
+			continue;
+		char line[4096];
+		while (fgets(line, sizeof line, f)) {
+			if (strncmp(line, "CONFIG_", 7))
+				continue;
+			line[strcspn(line, "\n")] = 0;
+			char *eq = strchr(line, '=');
+			if (!eq)
+				continue;
+			*eq = 0;
+			char *v = eq + 1;
+			size_t vl = strlen(v);
+			if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
+				v[vl - 1] = 0;
+				v++;
+			}
+			vec_push(&config_names, (void *)intern(line));
+			vec_push(&config_values, xstrdup(v));
+		}
+		fclose(f);
+		return;
+	}
+}
+
+const char *target_config(const char *name)
+{
+	if (!config_loaded)
+		load_config();
+	const char *in = intern(name);
+	for (int i = 0; i < config_names.len; i++)
+		if (vec_get(&config_names, i) == in)
+			return vec_get(&config_values, i);
+	return NULL;
+}

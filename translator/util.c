@@ -1,0 +1,276 @@
+/* util.c - arena, interned strings, vectors, text buffers, source files. */
+#include "tapc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- arena ---- */
+
+#define ARENA_CHUNK (1u << 20)
+
+static char *arena_ptr, *arena_end;
+static size_t arena_total;
+
+void *xalloc(size_t size)
+{
+	size = (size + 15) & ~(size_t)15;
+	if (size > (size_t)(arena_end - arena_ptr)) {
+		size_t chunk = size > ARENA_CHUNK / 4 ? size : ARENA_CHUNK;
+		char *p = calloc(1, chunk);
+		if (!p)
+			fatal(_("out of memory"));
+		if (chunk != size) {
+			arena_ptr = p;
+			arena_end = p + chunk;
+		} else {
+			arena_total += size;
+			return p;   /* a big block of its own */
+		}
+	}
+	void *r = arena_ptr;
+	arena_ptr += size;
+	arena_total += size;
+	return r;
+}
+
+size_t arena_bytes(void)
+{
+	return arena_total;
+}
+
+void *xrealloc_heap(void *p, size_t size)
+{
+	void *r = realloc(p, size ? size : 1);
+	if (!r)
+		fatal(_("out of memory"));
+	return r;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *r = xalloc(n + 1);
+	memcpy(r, s, n);
+	r[n] = 0;
+	return r;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xsprintf(const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *r = xalloc(n + 1);
+	vsnprintf(r, n + 1, fmt, ap2);
+	va_end(ap2);
+	return r;
+}
+
+/* ---- interned strings: open addressing on an FNV-1a hash ---- */
+
+static const char **itab;
+static size_t icap, icount;
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static void intern_grow(void)
+{
+	size_t ncap = icap ? icap * 2 : 4096;
+	const char **n = calloc(ncap, sizeof(*n));
+	if (!n)
+		fatal(_("out of memory"));
+	for (size_t i = 0; i < icap; i++) {
+		if (!itab[i])
+			continue;
+		size_t j = hash_bytes(itab[i], strlen(itab[i])) & (ncap - 1);
+		while (n[j])
+			j = (j + 1) & (ncap - 1);
+		n[j] = itab[i];
+	}
+	free(itab);
+	itab = n;
+	icap = ncap;
+}
+
+const char *intern_n(const char *s, size_t n)
+{
+	if (icount * 2 >= icap)
+		intern_grow();
+	size_t j = hash_bytes(s, n) & (icap - 1);
+	while (itab[j]) {
+		if (strncmp(itab[j], s, n) == 0 && itab[j][n] == 0)
+			return itab[j];
+		j = (j + 1) & (icap - 1);
+	}
+	itab[j] = xstrndup(s, n);
+	icount++;
+	return itab[j];
+}
+
+const char *intern(const char *s)
+{
+	return intern_n(s, strlen(s));
+}
+
+/* ---- vectors ---- */
+
+void vec_push(Vec *v, void *item)
+{
+	if (v->len == v->cap) {
+		int ncap = v->cap ? v->cap * 2 : 4;
+		void **nd = xalloc(sizeof(void *) * ncap);
+		if (v->len)
+			memcpy(nd, v->data, sizeof(void *) * v->len);
+		v->data = nd;
+		v->cap = ncap;
+	}
+	v->data[v->len++] = item;
+}
+
+void *vec_pop(Vec *v)
+{
+	return v->len ? v->data[--v->len] : NULL;
+}
+
+/* ---- text buffers (heap, so they can grow without bloating the arena) ---- */
+
+static void sb_reserve(StrBuf *sb, size_t extra)
+{
+	if (sb->len + extra + 1 <= sb->cap)
+		return;
+	size_t ncap = sb->cap ? sb->cap : 64;
+	while (ncap < sb->len + extra + 1)
+		ncap *= 2;
+	sb->data = xrealloc_heap(sb->data, ncap);
+	sb->cap = ncap;
+}
+
+void sb_putn(StrBuf *sb, const char *s, size_t n)
+{
+	sb_reserve(sb, n);
+	memcpy(sb->data + sb->len, s, n);
+	sb->len += n;
+	sb->data[sb->len] = 0;
+}
+
+void sb_putc(StrBuf *sb, char c)
+{
+	sb_putn(sb, &c, 1);
+}
+
+void sb_puts(StrBuf *sb, const char *s)
+{
+	sb_putn(sb, s, strlen(s));
+}
+
+void sb_vprintf(StrBuf *sb, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	sb_reserve(sb, n);
+	vsnprintf(sb->data + sb->len, n + 1, fmt, ap2);
+	va_end(ap2);
+	sb->len += n;
+}
+
+void sb_printf(StrBuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(sb, fmt, ap);
+	va_end(ap);
+}
+
+const char *sb_cstr(StrBuf *sb)
+{
+	return sb->data ? sb->data : "";
+}
+
+void sb_reset(StrBuf *sb)
+{
+	sb->len = 0;
+	if (sb->data)
+		sb->data[0] = 0;
+}
+
+void sb_free(StrBuf *sb)
+{
+	free(sb->data);
+	sb->data = NULL;
+	sb->len = sb->cap = 0;
+}
+
+/* ---- source files ---- */
+
+const Loc NOLOC = { NULL, 0, 0 };
+
+SrcFile *srcfile_new(const char *name, const char *text, size_t len)
+{
+	SrcFile *f = NEW(SrcFile);
+	f->name = intern(name);
+	char *t = xalloc(len + 1);
+	memcpy(t, text, len);
+	f->text = t;
+	f->len = len;
+	return f;
+}
+
+SrcFile *srcfile_read(const char *path, const char *shown_name)
+{
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	if (!fp)
+		return NULL;
+	StrBuf sb = { 0 };
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, fp)) > 0)
+		sb_putn(&sb, buf, n);
+	int err = ferror(fp) ? EIO : 0;
+	if (fp != stdin)
+		fclose(fp);
+	if (err) {
+		sb_free(&sb);
+		errno = err;
+		return NULL;
+	}
+	SrcFile *f = srcfile_new(shown_name ? shown_name : path, sb_cstr(&sb), sb.len);
+	sb_free(&sb);
+	return f;
+}
+
+/* ---- versions ---- */
+
+int version_cmp(const char *a, const char *b)
+{
+	while (*a || *b) {
+		long x = 0, y = 0;
+		while (*a >= '0' && *a <= '9')
+			x = x * 10 + (*a++ - '0');
+		while (*b >= '0' && *b <= '9')
+			y = y * 10 + (*b++ - '0');
+		if (x != y)
+			return x < y ? -1 : 1;
+		/* skip one separator (".", "-", "_") or any non-digit run */
+		while (*a && !(*a >= '0' && *a <= '9'))
+			a++;
+		while (*b && !(*b >= '0' && *b <= '9'))
+			b++;
+	}
+	return 0;
+}
