@@ -28,4 +28,10 @@ void dump_functions(FILE *out);
 /* target.c: facts of the target kernel */
 void target_init(void);
 
+/* target.c: the tapset search path, most specific first: each -I DIR (and
+ * DIR/ARCH), then the installed tapsets (and their ARCH folder).  The
+ * installed folder is $SYSTEMTAP_TAPSET, else a tapsets/ folder beside the
+ * tapc binary (an uninstalled build), else PKGDATADIR/tapsets. */
+const Vec *tapset_dirs(void);
+
 #endif

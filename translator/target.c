@@ -116,3 +116,55 @@ const char *target_config(const char *name)
 			return vec_get(&config_values, i);
 	return NULL;
 }
+
+/* ---- the tapset search path ---- */
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static const char *installed_tapset_dir(void)
+{
+	const char *env = getenv("SYSTEMTAP_TAPSET");
+	if (env && *env)
+		return env;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			const char *d = xsprintf("%s/tapsets", exe);
+			if (is_dir(d))
+				return d;
+		}
+	}
+	return PKGDATADIR "/tapsets";
+}
+
+static void add_dir_and_arch(Vec *v, const char *d)
+{
+	const char *a = xsprintf("%s/%s", d, target_arch());
+	if (is_dir(a))
+		vec_push(v, (void *)a);
+	vec_push(v, (void *)d);
+}
+
+const Vec *tapset_dirs(void)
+{
+	static Vec dirs;
+	static bool done;
+	if (done)
+		return &dirs;
+	done = true;
+	for (int i = 0; i < sess.tapset_dirs.len; i++)
+		add_dir_and_arch(&dirs, vec_get(&sess.tapset_dirs, i));
+	add_dir_and_arch(&dirs, installed_tapset_dir());
+	return &dirs;
+}

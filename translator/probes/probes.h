@@ -1,0 +1,54 @@
+/* probes.h - probe-point families.
+ *
+ * A family is one kind of probe point (begin, timer.ms(N),
+ * kernel.function("f").return, ...).  Pass 2 first expands aliases from the
+ * tapsets; every point left must then match a family here.  A family checks
+ * the point's syntax (component names, which take a number or a string),
+ * expands wildcards where it can list the candidates (tracepoints, symbol
+ * names), and says which context variables ($name) the probe can read.
+ * Pass 3 later asks the family to emit its registration code.
+ */
+#ifndef TAPC_PROBES_H
+#define TAPC_PROBES_H
+
+#include "../ast.h"
+
+typedef struct ProbeFamily ProbeFamily;
+
+/* A context variable a probe handler can read as $name. */
+typedef struct CtxVar {
+	const char *name;       /* without the '$' */
+	Type type;              /* TY_LONG or TY_STRING as a script sees it */
+	const char *ctype;      /* C type text when known (for @cast/->), or NULL */
+} CtxVar;
+
+/* One concrete probe a point resolved to. */
+typedef struct ResolvedPoint {
+	const ProbeFamily *family;
+	ProbePoint *point;      /* concrete: wildcards expanded, arguments literal */
+	Vec ctx_vars;           /* CtxVar * available in the handler */
+	bool is_return;         /* .return probes: $return and @entry allowed */
+	bool needs_debuginfo;   /* recognised, but full resolution is deferred */
+} ResolvedPoint;
+
+/* Resolve a point that is not an alias against the families.
+ * Appends ResolvedPoint * to out and returns how many were added; 0 means
+ * no family or no candidate matched (nothing reported: the caller decides,
+ * since '?' makes that fine); -1 means an error was reported (bad syntax
+ * for a known family, bad argument). */
+int probe_family_resolve(ProbePoint *pp, Vec *out);
+
+/* True when the first component names a family (begin, kernel, timer...),
+ * for "did you mean" help in pass 2's messages. */
+bool probe_family_known_prefix(const char *first_component);
+
+/* --dump-probe-types: one family pattern per line, sorted. */
+void dump_probe_types(FILE *out);
+
+/* Matching of one component name against a pattern with * ** and {a,b}
+ * (shared with alias matching in pass 2).  ** matches across dots only in
+ * whole-point matching, which callers do on the dotted text. */
+bool wildcard_match(const char *pattern, const char *name);
+bool has_wildcard(const char *s);
+
+#endif
