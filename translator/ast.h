@@ -142,6 +142,12 @@ struct Node {
 	Vec args;               /* call arguments, index keys, foreach keys */
 	Vec stmts;              /* N_BLOCK */
 	Vec comps;              /* Component * for target/cast/autocast paths */
+	Vec slice;              /* foreach: "[k, *]" after the array (NULL =
+	                         * '*'); empty when absent.  The foreach
+	                         * iteration variables are in args; op is the
+	                         * @count/@sum/... the value sort uses, or NULL.
+	                         * N_PRINT: fmt also holds the printd delimiter.
+	                         * N_FOR: init and incr are expressions. */
 
 	int sort_col;           /* foreach: 0 none, -1 the value, k = key k (1-based) */
 	int sort_dir;           /* foreach: +1 ascending, -1 descending */
@@ -191,6 +197,7 @@ struct Var {
 	bool from_tapset;
 	bool synthetic;
 	bool declared_type;     /* type given in the script (params: foo:long) */
+	Loc type_loc;           /* pass 2: where the type was first decided */
 };
 
 typedef struct Func {
@@ -207,6 +214,8 @@ typedef struct Func {
 	struct Func *next_overload; /* the next one that "next" falls to */
 	bool used;              /* pass 2 */
 	bool pure, unprivileged, myproc_unprivileged, guru; /* embedded C pragmas */
+	Vec locals;             /* pass 2: Var * of the body (not params) */
+	Loc type_loc;           /* pass 2: where the return type was decided */
 } Func;
 
 /* A probe or alias body with the points it applies to.  For an alias,
@@ -225,6 +234,7 @@ typedef struct Probe {
 	Vec locals;             /* Var *, filled by pass 2 */
 	struct Probe *from_alias;  /* pass 2: the alias it was expanded through */
 	void *aux;              /* pass 2: resolved family data */
+	int seq;                /* declaration order within its file */
 } Probe;
 
 /* One parsed file (script or tapset). */

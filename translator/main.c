@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 Session sess;
@@ -79,6 +80,24 @@ static void version(void)
 static void not_effective(const char *opt)
 {
 	fprintf(stderr, _("tapc: option %s is accepted but has no effect yet\n"), opt);
+}
+
+/* $TMPDIR must be a folder whose name survives a shell and a makefile. */
+static void check_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+	struct stat st;
+	if (!t || !*t)
+		return;
+	if (strpbrk(t, " \t\n\"'$`\\;&|<>*?#()[]{}:=%")) {
+		fprintf(stderr, _("tapc: TMPDIR '%s' has characters a shell or make "
+				  "would misread\n"), t);
+		exit(1);
+	}
+	if (stat(t, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, _("tapc: TMPDIR '%s' is not a folder\n"), t);
+		exit(1);
+	}
 }
 
 static long parse_number(const char *opt, const char *s, long lo, long hi)
@@ -181,7 +200,7 @@ static const struct option long_opts[] = {
 static void parse_options(int argc, char **argv)
 {
 	int c;
-	bool have_e = false;
+	bool have_e = false, monitor = false;
 
 	sess.last_pass = 5;
 	sess.color = -1;
@@ -436,10 +455,8 @@ static void parse_options(int argc, char **argv)
 		case OPT_NO_GLOBAL_VAR_DISPLAY:
 		case OPT_SYSROOT:
 		case OPT_SYSENV:
-		case OPT_RLIMIT:
 		case OPT_SAVE_UPROBES:
 		case OPT_TARGET_NAMESPACES:
-		case OPT_MONITOR:
 		case OPT_SIGN_MODULE:
 		case OPT_DOWNLOAD_DEBUGINFO:
 		case OPT_TMPDIR:
@@ -447,6 +464,14 @@ static void parse_options(int argc, char **argv)
 			break;
 		case OPT_EXAMPLE:
 			not_effective("--example");
+			break;
+		case OPT_RLIMIT:
+			parse_number(argv[optind - 1], optarg, 0, 0x7fffffffL);
+			not_effective(argv[optind - 1]);
+			break;
+		case OPT_MONITOR:
+			monitor = true;
+			not_effective("--monitor");
 			break;
 		case OPT_USE_SERVER:
 		case OPT_USE_SERVER_ON_ERROR:
@@ -484,6 +509,15 @@ static void parse_options(int argc, char **argv)
 	}
 	if (sess.listing && sess.last_pass == 5)
 		sess.last_pass = 2;
+	if (monitor && sess.listing) {
+		fprintf(stderr, _("tapc: --monitor cannot be used with -l or -L\n"));
+		exit(1);
+	}
+	if (sess.target_cmd && sess.target_pid) {
+		fprintf(stderr, _("tapc: -c and -x cannot be used together\n"));
+		exit(1);
+	}
+	check_tmpdir();
 	if (sess.bulk)
 		not_effective("-b");
 	if (sess.output_size)
@@ -586,6 +620,8 @@ int main(int argc, char **argv)
 	/* pass 1: parse */
 	Vec files = { 0 };
 	parse_user_scripts(&files);
+	if (sess.last_pass == 1)
+		check_tapset_syntax();
 	report_pass(1, _("parsed user script and tapsets"));
 	if (error_count)
 		return 1;

@@ -7,6 +7,9 @@
 /* pass 1 (parse.c): parse one file.  Returns NULL after reporting errors.
  * A tapset file may use guru constructs (embedded C) freely. */
 Stapfile *parse_file(SrcFile *src, bool is_tapset);
+/* -p1 (parse.c): parse every tapset file of the search path so a broken
+ * one is reported; its errors are warnings unless -W. */
+void check_tapset_syntax(void);
 
 /* pass 2 (resolve.c): bind symbols, load the tapsets the script needs,
  * expand probe aliases and wildcards, infer types, drop unused code.

@@ -19,7 +19,12 @@ typedef struct ProbeFamily ProbeFamily;
 typedef struct CtxVar {
 	const char *name;       /* without the '$' */
 	Type type;              /* TY_LONG or TY_STRING as a script sees it */
-	const char *ctype;      /* C type text when known (for @cast/->), or NULL */
+	const char *ctype;      /* C type text when known (for @cast/->), or NULL
+				 * (always NULL for scalar ones) */
+	bool writable;          /* may be assigned (procfs read $value, ...) */
+	bool write_only;        /* may not be read (procfs read $value) */
+	bool scalar;            /* no ->member or [index] on it */
+	bool guru_only;         /* usable only with -g (netfilter $verdict) */
 } CtxVar;
 
 /* One concrete probe a point resolved to. */
@@ -28,7 +33,11 @@ typedef struct ResolvedPoint {
 	ProbePoint *point;      /* concrete: wildcards expanded, arguments literal */
 	Vec ctx_vars;           /* CtxVar * available in the handler */
 	bool is_return;         /* .return probes: $return and @entry allowed */
-	bool needs_debuginfo;   /* recognised, but full resolution is deferred */
+	bool needs_debuginfo;   /* recognised, but full resolution is deferred:
+				 * ctx_vars then lists only what is known
+				 * without DWARF, and other $vars may exist */
+	void *data;             /* family-specific facts for pass 3 (see the
+				 * family's file), or NULL */
 } ResolvedPoint;
 
 /* Resolve a point that is not an alias against the families.
@@ -50,5 +59,8 @@ void dump_probe_types(FILE *out);
  * whole-point matching, which callers do on the dotted text. */
 bool wildcard_match(const char *pattern, const char *name);
 bool has_wildcard(const char *s);
+
+/* The context variable $name of a resolved point, or NULL. */
+const CtxVar *resolved_ctx_var(const ResolvedPoint *rp, const char *name);
 
 #endif

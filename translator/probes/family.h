@@ -1,0 +1,104 @@
+/* family.h - what the probe-family files share with registry.c.
+ *
+ * A family is a table entry: its name, the shapes of the points it accepts
+ * (in the small spec language described in registry.c), and a resolve
+ * function.  registry.c matches a point against every shape; the family's
+ * resolve function only ever sees a point whose component names are
+ * concrete and whose arguments have the kinds its shapes ask for, so it is
+ * left with checking values and finding the candidates.
+ */
+#ifndef TAPC_PROBES_FAMILY_H
+#define TAPC_PROBES_FAMILY_H
+
+#include "probes.h"
+
+struct ProbeFamily {
+	const char *name;                 /* for messages: "timer", "kprobe" */
+	const char *const *shapes;        /* spec lines, NULL-terminated */
+	/* Resolve one point that fits a shape; same contract as
+	 * probe_family_resolve (count, 0, or -1 after an error). */
+	int (*resolve)(const ProbeFamily *fam, ProbePoint *pp, Vec *out);
+};
+
+extern const ProbeFamily family_begin, family_end, family_error,
+	family_never, family_timer;                          /* core.c */
+extern const ProbeFamily family_kernel_dwarf, family_kernel_data,
+	family_kprobe;                                       /* kernel.c */
+extern const ProbeFamily family_trace;                       /* trace.c */
+extern const ProbeFamily family_process;                     /* user.c */
+extern const ProbeFamily family_procfs, family_netfilter, family_perf,
+	family_mark, family_java, family_python;             /* misc.c */
+
+/* ---- reading a matched point ---- */
+
+/* The first component called `name` (interned or not), or NULL. */
+ProbePointComp *pp_comp(ProbePoint *pp, const char *name);
+bool pp_has(ProbePoint *pp, const char *name);
+/* Argument values; the shape guarantees the kind. */
+int64_t comp_num(const ProbePointComp *c);
+const char *comp_str(const ProbePointComp *c);
+bool comp_is_str(const ProbePointComp *c);
+/* "timer.ms(10).randomize(2)" (arena) */
+const char *pp_text(ProbePoint *pp);
+/* The dotted names up to and including comp i: "timer.ms" */
+const char *pp_names_upto(ProbePoint *pp, int i);
+
+/* ---- building results ---- */
+
+/* A copy of pp whose component `i` has a new string argument (a wildcard
+ * expanded to one candidate). */
+ProbePoint *pp_with_str(ProbePoint *pp, int i, const char *value);
+ProbePoint *pp_with_num(ProbePoint *pp, int i, int64_t value);
+/* Append a resolved point and return it for the family to fill. */
+ResolvedPoint *rp_push(Vec *out, const ProbeFamily *fam, ProbePoint *pp);
+CtxVar *rp_var(ResolvedPoint *rp, const char *name, Type type,
+	       const char *ctype);
+
+/* True when the point may resolve to nothing without an error. */
+static inline bool pp_is_optional(const ProbePoint *pp)
+{
+	return pp->optional || pp->sufficient;
+}
+
+/* Glob matching of a probe argument (function names, files, modules,
+ * tracepoints): * ? [..] as in the shell. */
+bool arg_glob_match(const char *pattern, const char *name);
+bool arg_has_glob(const char *s);
+
+/* ---- symbol sources (symbols.c) ---- */
+
+/* A sorted, de-duplicated list of names. */
+typedef struct NameList {
+	const char **names;
+	int len;
+	const char *source;     /* where it came from, for messages */
+} NameList;
+
+bool namelist_has(const NameList *l, const char *name);
+/* Fill l from names (sorted, duplicates dropped; names is taken over). */
+void namelist_finish(NameList *l, Vec *names);
+
+/* Function symbols of the target kernel proper (no modules), or NULL when
+ * no real symbol table is available for it.  Read once, on first use. */
+const NameList *kernel_function_symbols(void);
+/* Function symbols of a loaded module of the running target, or NULL. */
+const NameList *module_function_symbols(const char *module);
+/* Module names of the target ('-' folded to '_'), or NULL when unknown. */
+const NameList *kernel_module_names(void);
+/* True when target_release() is the running kernel. */
+bool target_is_running_kernel(void);
+
+/* The path of the target's headers or build tree (for tracepoints), or
+ * NULL.  Several folders may hold headers (Debian's -common split), so
+ * this returns them in search order. */
+const Vec *kernel_header_dirs(void);
+
+/* ---- user-space programs (user.c) ---- */
+
+/* The absolute path of a program as process("NAME") means it: NAME with
+ * a '/' is relative to the working directory, else it is looked up in
+ * $PATH; a script stands for its #! interpreter.  NULL NAME means the
+ * program of -c CMD (or of the -x PID).  NULL when not found. */
+const char *program_path(const char *name);
+
+#endif

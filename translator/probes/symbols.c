@@ -1,0 +1,279 @@
+/* symbols.c - which functions and modules the target kernel has, from the
+ * cheapest real source: /proc/kallsyms when the target is the running
+ * kernel, else a System.map of the target release (Debian's /boot copy is
+ * a stub pointing at the -dbg package: that one is skipped).  Everything
+ * is read lazily, once per run: a script with only begin probes reads
+ * nothing here.
+ *
+ * No source at all means "unknown": callers then accept names as written
+ * and mark the point needs_debuginfo, rather than pretend a name exists
+ * or does not.
+ */
+#include "family.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+bool target_is_running_kernel(void)
+{
+	static int known = -1;
+	if (known < 0) {
+		struct utsname u;
+		known = uname(&u) == 0 && target_release() &&
+			!strcmp(u.release, target_release());
+	}
+	return known;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sort and drop duplicates. */
+void namelist_finish(NameList *l, Vec *names)
+{
+	qsort(names->data, names->len, sizeof(char *), cmp_name);
+	int n = 0;
+	for (int i = 0; i < names->len; i++)
+		if (n == 0 || strcmp(names->data[i], names->data[n - 1]))
+			names->data[n++] = names->data[i];
+	l->names = (const char **)names->data;
+	l->len = n;
+}
+
+bool namelist_has(const NameList *l, const char *name)
+{
+	return l && bsearch(&name, l->names, l->len, sizeof(char *), cmp_name);
+}
+
+/* Read a whole file into the arena (NUL-terminated), or NULL. */
+static char *slurp(const char *path, size_t *len_out)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t cap = 1 << 20, len = 0;
+	char *buf = xrealloc_heap(NULL, cap);
+	size_t got;
+	while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += got;
+		if (cap - len < 4096) {
+			cap *= 2;
+			buf = xrealloc_heap(buf, cap);
+		}
+	}
+	fclose(f);
+	buf[len] = 0;
+	if (len_out)
+		*len_out = len;
+	return buf;
+}
+
+static bool is_text_type(char t)
+{
+	return t == 'T' || t == 't' || t == 'W' || t == 'w';
+}
+
+/* Parse "ADDR TYPE NAME [MODULE]" lines (kallsyms and System.map).
+ * With want_module NULL keep the kernel's own symbols, else those of
+ * that module. */
+static void parse_symbol_lines(char *text, const char *want_module, Vec *out)
+{
+	char *line = text;
+	while (line && *line) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		char *sp1 = strchr(line, ' ');
+		char *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+		if (sp1 && sp2 && is_text_type(sp1[1])) {
+			char *name = sp2 + 1;
+			char *mod = strchr(name, '\t');
+			if (!mod)
+				mod = strchr(name, ' ');
+			if (mod)
+				*mod++ = 0;
+			const char *m = NULL;
+			if (mod) {
+				char *open = strchr(mod, '['), *close = strchr(mod, ']');
+				if (open && close) {
+					*close = 0;
+					m = open + 1;
+				}
+			}
+			if (want_module ? (m && !strcmp(m, want_module)) : !m)
+				vec_push(out, name);
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+/* A System.map is real when it has more than a line or two of symbols. */
+static char *real_system_map(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || st.st_size < 4096)
+		return NULL;
+	return slurp(path, NULL);
+}
+
+const NameList *kernel_function_symbols(void)
+{
+	static NameList list;
+	static bool tried;
+	if (tried)
+		return list.names ? &list : NULL;
+	tried = true;
+	char *text = NULL;
+	const char *rel = target_release();
+	if (target_is_running_kernel()) {
+		text = slurp("/proc/kallsyms", NULL);
+		list.source = "/proc/kallsyms";
+	}
+	const char *maps[] = {
+		sess.kernel_build_dir ? xsprintf("%s/System.map", sess.kernel_build_dir) : NULL,
+		xsprintf("/boot/System.map-%s", rel),
+		xsprintf("/lib/modules/%s/build/System.map", rel),
+		xsprintf("/usr/lib/debug/boot/System.map-%s", rel),
+	};
+	for (size_t i = 0; !text && i < sizeof maps / sizeof maps[0]; i++) {
+		if (maps[i] && (text = real_system_map(maps[i])))
+			list.source = maps[i];
+	}
+	if (!text)
+		return NULL;
+	Vec names = { 0 };
+	parse_symbol_lines(text, NULL, &names);
+	if (names.len == 0)
+		return NULL;
+	namelist_finish(&list, &names);
+	verbose(2, "probes: %d kernel function symbols from %s", list.len, list.source);
+	return &list;
+}
+
+const NameList *module_function_symbols(const char *module)
+{
+	static Vec cache_names, cache_lists;
+	const char *m = intern(module);
+	for (int i = 0; i < cache_names.len; i++)
+		if (cache_names.data[i] == m)
+			return cache_lists.data[i];
+	NameList *l = NULL;
+	if (target_is_running_kernel()) {
+		char *text = slurp("/proc/kallsyms", NULL);
+		Vec names = { 0 };
+		if (text)
+			parse_symbol_lines(text, m, &names);
+		if (names.len) {
+			l = NEW(NameList);
+			l->source = "/proc/kallsyms";
+			namelist_finish(l, &names);
+		}
+	}
+	vec_push(&cache_names, (void *)m);
+	vec_push(&cache_lists, l);
+	return l;
+}
+
+/* "kernel/fs/xfs/xfs.ko.xz" -> "xfs"; '-' becomes '_' as the kernel does. */
+static const char *module_name_of(const char *path, size_t len)
+{
+	const char *b = path;
+	for (size_t i = 0; i < len; i++)
+		if (path[i] == '/')
+			b = path + i + 1;
+	size_t n = path + len - b;
+	const char *ko = NULL;
+	for (const char *p = b; p + 3 <= b + n; p++)
+		if (!strncmp(p, ".ko", 3))
+			ko = p;
+	if (ko)
+		n = ko - b;
+	char *name = xstrndup(b, n);
+	for (char *p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
+const NameList *kernel_module_names(void)
+{
+	static NameList list;
+	static bool tried, known;
+	if (tried)
+		return known ? &list : NULL;
+	tried = true;
+	Vec names = { 0 };
+	const char *rel = target_release();
+	char *dep = slurp(xsprintf("/lib/modules/%s/modules.dep", rel), NULL);
+	if (dep) {
+		known = true;
+		list.source = "modules.dep";
+		for (char *line = dep; line && *line;) {
+			char *colon = strchr(line, ':');
+			char *nl = strchr(line, '\n');
+			if (colon && (!nl || colon < nl))
+				vec_push(&names, (void *)module_name_of(line, colon - line));
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+	if (target_is_running_kernel()) {
+		char *mods = slurp("/proc/modules", NULL);
+		if (mods) {
+			list.source = "/proc/modules";
+			for (char *line = mods; line && *line;) {
+				char *sp = strchr(line, ' ');
+				char *nl = strchr(line, '\n');
+				if (sp)
+					vec_push(&names, (void *)module_name_of(line, sp - line));
+				line = nl ? nl + 1 : NULL;
+			}
+		} else if (access("/proc/self", F_OK) == 0) {
+			/* A running kernel without /proc/modules cannot load
+			 * modules: there are none to probe. */
+			list.source = "the running kernel (no module support)";
+		}
+		known = true;
+	}
+	namelist_finish(&list, &names);
+	return known ? &list : NULL;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const Vec *kernel_header_dirs(void)
+{
+	static Vec dirs;
+	static bool done;
+	if (done)
+		return &dirs;
+	done = true;
+	const char *rel = target_release();
+	const char *cand[] = {
+		sess.kernel_build_dir,
+		xsprintf("/lib/modules/%s/build", rel),
+		xsprintf("/lib/modules/%s/source", rel),
+		xsprintf("/usr/src/linux-headers-%s", rel),
+	};
+	for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+		if (!cand[i] || !is_dir(cand[i]))
+			continue;
+		char *real = realpath(cand[i], NULL);
+		const char *r = real ? intern(real) : intern(cand[i]);
+		free(real);
+		bool dup = false;
+		for (int j = 0; j < dirs.len && !dup; j++)
+			dup = dirs.data[j] == r;
+		if (!dup)
+			vec_push(&dirs, (void *)r);
+	}
+	return &dirs;
+}
