@@ -184,6 +184,7 @@ static void lex_number(Lexer *lx)
 		lex_error(loc, _("number '%.*s' is too large (the largest is "
 				 "18446744073709551615)"), (int)n, s);
 	t->num = bad || overflow ? 0 : (int64_t)v;
+	t->bad = bad || overflow;
 	advance(lx, n);
 }
 
@@ -312,9 +313,11 @@ static void lex_dollar_at(Lexer *lx)
 		for (const char *q = s + 1; q < digits_end && n < 1000000; q++)
 			n = n * 10 + (*q - '0');
 		t->num = n;
-		if (digits_end != e)
+		if (digits_end != e) {
 			lex_error(loc, _("invalid script argument '%.*s': expected %c and a "
 					 "number"), (int)(e - s), s, sigil);
+			t->num = 0;
+		}
 		else if (n == 0)
 			lex_error(loc, _("invalid script argument '%.*s': arguments count "
 					 "from %c1"), (int)(e - s), s, sigil);

@@ -26,6 +26,7 @@ typedef struct Parser {
 	bool last_paren;        /* the primary just parsed was ( expr ) */
 	int seq;                /* declaration order */
 	int errors_before;      /* p1_errors() when this file started */
+	int decl_start;         /* token index where the declaration began */
 	jmp_buf recover;
 } Parser;
 
@@ -753,7 +754,10 @@ static Node *parse_at_op(Parser *P, Token *t)
 		n = new_node(P, N_CAST, t->loc);
 		open = expect_op(P, "(");
 		n->lhs = parse_expr(P);
-		expect_op(P, ",");
+		if (!peek_op(P, ",") || peek2(P)->kind != TK_STRING)
+			fail_at(P, peek(P)->loc, _("@cast needs a type name: write "
+						   "@cast(address, \"type\" [, \"module\"])"));
+		next(P);
 		n->str = parse_string(P)->str;
 		if (accept_op(P, ","))
 			n->module = parse_string(P)->str;
@@ -1567,14 +1571,17 @@ Stapfile *parse_file(SrcFile *src, bool is_tapset)
 	int failures = 0;
 	while (peek(P)->kind != TK_EOF) {
 		if (setjmp(P->recover)) {
-			/* skip at least one token, then to a declaration */
+			/* skip to the next declaration, moving at least one
+			 * token past where this one started */
 			if (++failures > 50)
 				break;
-			next(P);
+			if (P->pos == P->decl_start)
+				next(P);
 			while (!is_decl_start(peek(P)))
 				next(P);
 			continue;
 		}
+		P->decl_start = P->pos;
 		parse_decl(P);
 	}
 	Stapfile *f = P->file;

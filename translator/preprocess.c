@@ -116,6 +116,15 @@ static const char *tok_desc(Token *t)
 	}
 }
 
+/* A copy of t that the parser will not complain about again. */
+static Token *bad_token(Token *t)
+{
+	Token *b = NEW(Token);
+	*b = *t;
+	b->bad = true;
+	return b;
+}
+
 /* ---- the input stack ---- */
 
 static void push_input(PP *pp, Vec *toks, Macro *m, Loc call, bool barrier)
@@ -199,36 +208,37 @@ static Token *synth(TokKind kind, const char *text, int64_t num, Token *at)
 	return t;
 }
 
-/* Replace $N @N $# @# by what the command line gave. */
-static void expand_arg(PP *pp, Token *t)
+/* Replace $N @N $# @# by what the command line gave.  False after an
+ * error. */
+static bool expand_arg(PP *pp, Token *t)
 {
 	int argc = sess.args.len;
 	if (pp->in->from_arg) {
 		pp_error(pp, t->loc, _("a script argument cannot refer to script arguments "
 				       "itself ('%s' inside one)"), t->text);
-		return;
+		return false;
 	}
 	if (t->text[1] == '#') {
 		const char *n = intern(xsprintf("%d", argc));
 		push_input(pp, NEW(Vec), NULL, t->loc, false);
 		vec_push(pp->in->toks, synth(t->text[0] == '$' ? TK_NUMBER : TK_STRING,
 					     n, argc, t));
-		return;
+		return true;
 	}
 	if (t->num < 1)
-		return;   /* the lexer reported it */
+		return false;   /* the lexer reported it */
 	if (t->num > argc) {
 		pp_error(pp, t->loc, argc == 1 ? _("script argument %s was not given "
 						   "(there is %d argument)")
 				     : _("script argument %s was not given (there are %d "
 					 "arguments)"), t->text, argc);
-		return;
+		return false;
 	}
 	const char *text = vec_get(&sess.args, t->num - 1);
 	if (t->text[0] == '@') {
 		push_input(pp, NEW(Vec), NULL, t->loc, false);
 		vec_push(pp->in->toks, synth(TK_STRING, text, 0, t));
-		return;
+		return true;
 	}
 	SrcFile *f = srcfile_new(xsprintf(_("<script argument %s>"), t->text), text,
 				 strlen(text));
@@ -240,7 +250,7 @@ static void expand_arg(PP *pp, Token *t)
 			pp_error(pp, t->loc, _("script argument %s refers to script "
 					       "argument '%s': arguments are not expanded "
 					       "twice"), t->text, a->text);
-			return;
+			return false;
 		}
 		a->loc = t->loc;   /* point at the $N in the script */
 		if (i == 0)
@@ -248,6 +258,7 @@ static void expand_arg(PP *pp, Token *t)
 	}
 	push_input(pp, toks, NULL, t->loc, false);
 	pp->in->from_arg = true;
+	return true;
 }
 
 /* ---- macros ---- */
@@ -306,9 +317,10 @@ static void define_macro(PP *pp, Token *kw)
 			 name ? tok_desc(name) : _("end of file"));
 		return;
 	}
+	bool reject = false;
 	if (!strcmp(name->text, "define")) {
 		pp_error(pp, name->loc, _("'@define' cannot be redefined"));
-		return;
+		reject = true;
 	}
 	Macro *m = NEW(Macro);
 	m->name = name->text;
@@ -354,7 +366,7 @@ static void define_macro(PP *pp, Token *kw)
 		return;
 	}
 	Vec *body = read_body(pp, t, xsprintf(_("macro '@%s'"), m->name));
-	if (!body)
+	if (!body || reject)
 		return;
 	m->body = *body;
 	const char *at = intern(xsprintf("@%s", m->name));
@@ -445,23 +457,23 @@ static bool on_stack(PP *pp, Macro *m)
 	return false;
 }
 
-static void expand_macro(PP *pp, Token *call, Macro *m)
+static bool expand_macro(PP *pp, Token *call, Macro *m)
 {
 	if (on_stack(pp, m)) {
 		pp_error(pp, call->loc, _("macro '@%s' is recursive: it is used inside "
 					  "its own expansion"), m->name);
-		return;
+		return false;
 	}
 	if (pp->depth > 200) {
 		pp_error(pp, call->loc, _("macro expansion nested too deeply (at '@%s')"),
 			 m->name);
-		return;
+		return false;
 	}
 	Vec args = { 0 };
 	if (m->params.len) {
 		Vec raw_args = { 0 };
 		if (!read_call_args(pp, call, m, &raw_args))
-			return;
+			return false;
 		for (int i = 0; i < raw_args.len; i++)
 			vec_push(&args, expand_list(pp, vec_get(&raw_args, i)));
 	}
@@ -490,6 +502,7 @@ static void expand_macro(PP *pp, Token *call, Macro *m)
 		body->data[0] = first;
 	}
 	push_input(pp, body, m, call->loc, false);
+	return true;
 }
 
 /* ---- conditions ---- */
@@ -502,14 +515,16 @@ static Token *cond_token(PP *pp)
 	for (;;) {
 		Token *t = raw(pp);
 		if (t->kind == TK_ARG) {
-			expand_arg(pp, t);
-			continue;
+			if (expand_arg(pp, t))
+				continue;
+			return bad_token(t);
 		}
 		if (t->kind == TK_IDENT && t->text[0] == '@') {
 			Macro *m = find_macro(pp, t->text);
 			if (m) {
-				expand_macro(pp, t, m);
-				continue;
+				if (expand_macro(pp, t, m))
+					continue;
+				return bad_token(t);
 			}
 		}
 		return t;
@@ -597,6 +612,12 @@ static CondValue cond_term(PP *pp)
 	Token *lhs = cond_literal(pp, cond_token(pp));
 	if (!lhs)
 		return CV_ERR;
+	if (lhs->kind != TK_IDENT && lhs->kind != TK_NUMBER && lhs->kind != TK_STRING) {
+		pp_error(pp, lhs->loc, _("expected a condition (kernel_v, arch, CONFIG_..., "
+					 "a literal ...), found %s"), tok_desc(lhs));
+		pp->in->pos -= lhs->kind != TK_EOF && pp->in->pos > 0;
+		return CV_ERR;
+	}
 	Token *op = cond_token(pp);
 	bool known_op = false;
 	for (int i = 0; cmp_ops[i]; i++)
@@ -604,6 +625,7 @@ static CondValue cond_term(PP *pp)
 	if (!known_op) {
 		pp_error(pp, op->loc, _("expected a comparison (== != < <= > >=) in the "
 					"%%( condition, found %s"), tok_desc(op));
+		pp->in->pos -= op->kind != TK_EOF && pp->in->pos > 0;
 		return CV_ERR;
 	}
 	Token *rhs = cond_literal(pp, cond_token(pp));
@@ -615,6 +637,7 @@ static CondValue cond_term(PP *pp)
 	if (rhs->kind != TK_NUMBER && rhs->kind != TK_STRING) {
 		pp_error(pp, rhs->loc, _("expected a string or number literal after '%s', "
 					 "found %s"), op->text, tok_desc(rhs));
+		pp->in->pos -= rhs->kind != TK_EOF && pp->in->pos > 0;
 		return CV_ERR;
 	}
 	bool eq_only = !strcmp(op->text, "==") || !strcmp(op->text, "!=");
@@ -688,8 +711,12 @@ static CondValue cond_term(PP *pp)
 			 tok_desc(lhs));
 		return CV_ERR;
 	}
-	pp_error(pp, rhs->loc, _("expected a %s to compare '%s' with, found %s"),
-		 want, lhs->text, tok_desc(rhs));
+	if (lhs->kind == TK_IDENT)
+		pp_error(pp, rhs->loc, _("'%s' is compared with a %s, found %s"),
+			 lhs->text, want, tok_desc(rhs));
+	else
+		pp_error(pp, rhs->loc, _("the left side is a %s, so the right side must "
+					 "be one too; found %s"), want, tok_desc(rhs));
 	return CV_ERR;
 }
 
@@ -761,7 +788,20 @@ static void open_conditional(PP *pp, Token *open)
 	while (still_there && pp->in != here)
 		pop_input(pp);
 	if (v == CV_ERR) {
-		/* drop the whole conditional */
+		/* drop the rest of the condition quietly, then the whole
+		 * conditional */
+		int depth = 0;
+		for (;;) {
+			Token *t = raw_here(pp);
+			if (!t)
+				return;
+			if (is_op(t, "%("))
+				depth++;
+			else if (is_op(t, "%)") && depth-- == 0)
+				return;
+			else if (is_op(t, "%?") && depth == 0)
+				break;
+		}
 		if (skip_branch(pp, open, true))
 			skip_branch(pp, open, false);
 		return;
@@ -832,8 +872,9 @@ static Token *pp_next(PP *pp)
 			}
 		}
 		if (t->kind == TK_ARG) {
-			expand_arg(pp, t);
-			continue;
+			if (expand_arg(pp, t))
+				continue;
+			return bad_token(t);
 		}
 		if (t->kind == TK_IDENT && t->text[0] == '@') {
 			if (!strcmp(t->text, "@define")) {
@@ -842,15 +883,13 @@ static Token *pp_next(PP *pp)
 			}
 			Macro *m = find_macro(pp, t->text);
 			if (m) {
-				expand_macro(pp, t, m);
-				continue;
+				if (expand_macro(pp, t, m))
+					continue;
+				return bad_token(t);
 			}
 			if (!is_builtin_at_op(t->text)) {
 				pp_error(pp, t->loc, _("unknown macro or operator '%s'"), t->text);
-				Token *b = NEW(Token);
-				*b = *t;
-				b->bad = true;
-				return b;
+				return bad_token(t);
 			}
 		}
 		return t;

@@ -624,6 +624,13 @@ static void bind_node(Node **slot, void *ctx)
 		bind_children(n, b);
 		n->func = resolve_call(sc, n);
 		return;
+	case N_DELETE:
+		/* "delete x" empties an array or clears a scalar */
+		if (n->lhs && n->lhs->kind == N_SYMBOL) {
+			n->lhs->var = bind_scalar(sc, n->lhs);
+			return;
+		}
+		break;
 	case N_TRY:
 		if (n->catch_var && n->catch_var->kind == N_SYMBOL)
 			n->catch_var->var = bind_scalar(sc, n->catch_var);
@@ -712,6 +719,15 @@ static void check_condition_node(Node **slot, void *ctx)
 }
 
 /* ---- probe points: aliases first, then the families ---- */
+
+/* The point alone, without '?', '!' and its condition. */
+static const char *plain_point(ProbePoint *pp)
+{
+	ProbePoint c = *pp;
+	c.optional = c.sufficient = false;
+	c.condition = NULL;
+	return probe_point_text(&c);
+}
 
 /* Glob with '*' within one component; "**" also crosses dots. */
 static bool glob(const char *p, const char *s)
@@ -871,6 +887,25 @@ typedef struct Derived {
 
 static Vec derived;   /* Derived * */
 
+/* The blocks an alias expansion stacks up are one body: a probe's locals
+ * are shared by all of them anyway. */
+static void flatten_blocks(Node *blk)
+{
+	Vec out = { 0 };
+	for (int i = 0; i < blk->stmts.len; i++) {
+		Node *s = vec_get(&blk->stmts, i);
+		if (s && s->kind == N_BLOCK) {
+			if (s->synthetic)
+				flatten_blocks(s);
+			for (int j = 0; j < s->stmts.len; j++)
+				vec_push(&out, vec_get(&s->stmts, j));
+		} else {
+			vec_push(&out, s);
+		}
+	}
+	blk->stmts = out;
+}
+
 static void emit_probe(Deriv *d, ResolvedPoint *rp, Node *body, Node *cond)
 {
 	Probe *p = NEW(Probe);
@@ -885,6 +920,8 @@ static void emit_probe(Deriv *d, ResolvedPoint *rp, Node *body, Node *cond)
 		p->body = block_of(p->body->loc, p->body, NULL);
 	if (!p->body)
 		p->body = block_of(d->user->loc, NULL, NULL);
+	if (p->body->synthetic)
+		flatten_blocks(p->body);
 	p->loc = d->user->loc;
 	p->file = d->user->file;
 	p->from_tapset = d->user->from_tapset;
@@ -893,7 +930,7 @@ static void emit_probe(Deriv *d, ResolvedPoint *rp, Node *body, Node *cond)
 	p->aux = rp;
 	Derived *dv = NEW(Derived);
 	dv->probe = p;
-	dv->list_name = d->list_name ? d->list_name : probe_point_text(rp->point);
+	dv->list_name = d->list_name ? d->list_name : plain_point(rp->point);
 	vec_push(&derived, dv);
 }
 
@@ -921,7 +958,7 @@ static int expand_alias(Deriv *d, ProbePoint *pp, Probe *alias, ProbePoint *anam
 	if (vec_has(&d->chain, alias)) {
 		error_at(pp->loc, _("recursive probe alias: '%s' expands to itself "
 				    "(alias defined at %s:%d:%d)"),
-			 probe_point_text(pp), alias->loc.file ? alias->loc.file->name : "?",
+			 plain_point(pp), alias->loc.file ? alias->loc.file->name : "?",
 			 alias->loc.line, alias->loc.col);
 		return -1;
 	}
@@ -949,15 +986,15 @@ static int expand_alias(Deriv *d, ProbePoint *pp, Probe *alias, ProbePoint *anam
 		if (r < 0) {
 			if (has_suffix)
 				note_at(pp->loc, _("the suffix of '%s' was applied to '%s' "
-						   "of alias '%s'"), probe_point_text(pp),
-					probe_point_text(t), probe_point_text(aname));
+						   "of alias '%s'"), plain_point(pp),
+					plain_point(t), plain_point(aname));
 			total = -1;
 			break;
 		}
 		if (r == 0 && has_suffix && !opt) {
 			error_at(pp->loc, _("invalid suffix for probe '%s': '%s' does not "
-					    "accept it"), probe_point_text(pp),
-				 probe_point_text(tp));
+					    "accept it"), plain_point(pp),
+				 plain_point(tp));
 			total = -1;
 			break;
 		}
@@ -1008,11 +1045,18 @@ typedef struct AliasHit {
 /* syscall.read.return names its own alias: the alias syscall.read with a
  * ".return" suffix is not used for it as well.  A hit is shadowed by a
  * longer one that extends the same name. */
-static bool shadowed(AliasHit *h, Vec *hits)
+static bool shadowed(AliasHit *h, Vec *hits, ProbePoint *user)
 {
 	for (int i = 0; i < hits->len; i++) {
 		AliasHit *o = vec_get(hits, i);
 		if (o->matched <= h->matched)
+			continue;
+		/* foo.* means foo.bar and foo with suffix '*' both */
+		bool literal = true;
+		for (int k = h->matched; k < o->matched && k < user->comps.len; k++)
+			if (has_wildcard(((ProbePointComp *)vec_get(&user->comps, k))->name))
+				literal = false;
+		if (!literal)
 			continue;
 		bool same = true;
 		for (int k = 0; k < h->matched && same; k++) {
@@ -1058,11 +1102,22 @@ static int derive_point(Deriv *d, ProbePoint *pp, Node *body, Node *cond,
 	}
 	for (int i = 0; i < hits.len; i++) {
 		AliasHit *h = vec_get(&hits, i);
-		if (shadowed(h, &hits))
+		if (shadowed(h, &hits, pp))
 			continue;
 		alias_hits++;
-		int r = expand_alias(d, pp, h->alias, h->name, h->matched, body, cond,
-				     optional);
+		/* each wildcard match may fail alone; only none at all is wrong */
+		int r = wild ? 0 : expand_alias(d, pp, h->alias, h->name, h->matched,
+						body, cond, optional);
+		if (wild) {
+			int mark = derived.len;
+			quiet_begin();
+			r = expand_alias(d, pp, h->alias, h->name, h->matched, body, cond,
+					 true);
+			if (quiet_end() || r < 0) {
+				derived.len = mark;
+				r = 0;
+			}
+		}
 		if (r < 0)
 			return -1;
 		total += r;
@@ -1077,13 +1132,13 @@ static int derive_point(Deriv *d, ProbePoint *pp, Node *body, Node *cond,
 		total += rps.len;
 	}
 	if (!total && !optional && !alias_hits) {
-		error_at(pp->loc, _("no match for probe point '%s'"), probe_point_text(pp));
+		error_at(pp->loc, _("no match for probe point '%s'"), plain_point(pp));
 		suggest_points(pp);
 		return -1;
 	}
 	if (!total && !optional) {
 		error_at(pp->loc, _("probe point '%s' resolved to no probes (its "
-				    "aliases matched nothing)"), probe_point_text(pp));
+				    "aliases matched nothing)"), plain_point(pp));
 		return -1;
 	}
 	return total;
@@ -1178,7 +1233,7 @@ static CtxVar *find_ctx(ResolvedPoint *rp, const char *name)
 
 static const char *probe_text(Scope *sc)
 {
-	return sc->rp ? probe_point_text(sc->rp->point) : "?";
+	return sc->rp ? plain_point(sc->rp->point) : "?";
 }
 
 static void check_target(Checker *ck, Node *n, bool written)
@@ -1287,12 +1342,166 @@ static void check_write(Checker *ck, Node *lhs)
 	check_node(&lhs, ck);
 }
 
+/* ---- autocast: "expr->member" needs expr to carry a C type ----
+ * The type comes from @cast, @var or a context variable, and flows
+ * through locals, ternaries, assignments and function returns when every
+ * source agrees.  Globals and array elements do not carry it. */
+
+typedef struct TypeFlow {
+	Scope *sc;
+	Vec visiting;           /* Var * and Func * being followed */
+	const char *found;      /* the one type identity seen so far */
+	bool conflict;
+} TypeFlow;
+
+static const char *c_type_of(TypeFlow *tf, Node *e);
+
+typedef struct StoreScan {
+	TypeFlow *tf;
+	Var *v;
+	Vec *out;               /* right-hand sides stored into v */
+} StoreScan;
+
+static void scan_stores(Node **slot, void *ctx)
+{
+	StoreScan *ss = ctx;
+	Node *n = *slot;
+	if (n->kind == N_ASSIGN && n->op && !strcmp(n->op, "=") && n->lhs &&
+	    n->lhs->kind == N_SYMBOL && n->lhs->var == ss->v)
+		vec_push(ss->out, n->rhs);
+	if (n->kind == N_RETURN && !ss->v && n->lhs)
+		vec_push(ss->out, n->lhs);
+	for_each_child(n, scan_stores, ctx);
+}
+
+/* The common C type of several sources, or NULL. */
+static const char *common_type(TypeFlow *tf, Vec *srcs)
+{
+	const char *t = NULL;
+	for (int i = 0; i < srcs->len; i++) {
+		const char *u = c_type_of(tf, vec_get(srcs, i));
+		if (!u)
+			return NULL;
+		if (t && strcmp(t, u)) {
+			tf->conflict = true;
+			return NULL;
+		}
+		t = u;
+	}
+	return t;
+}
+
+static const char *path_text(Node *e, const char *base)
+{
+	StrBuf sb = { 0 };
+	sb_puts(&sb, base);
+	for (int i = 0; i < e->comps.len; i++) {
+		Component *c = vec_get(&e->comps, i);
+		if (c->kind == COMP_MEMBER)
+			sb_printf(&sb, "->%s", c->name);
+		else
+			sb_puts(&sb, "[]");
+	}
+	if (e->addressof)
+		sb_puts(&sb, "&");
+	const char *r = xstrdup(sb_cstr(&sb));
+	sb_free(&sb);
+	return r;
+}
+
+static const char *c_type_of(TypeFlow *tf, Node *e)
+{
+	if (!e)
+		return NULL;
+	switch (e->kind) {
+	case N_CAST:
+		return path_text(e, xsprintf("@cast(%s|%s)", e->str ? e->str : "",
+					     e->module ? e->module : ""));
+	case N_ATVAR:
+		return path_text(e, xsprintf("@var(%s|%s)", e->str ? e->str : "",
+					     e->module ? e->module : ""));
+	case N_TARGET: {
+		if (tf->sc->func || !tf->sc->rp)
+			return NULL;
+		const char *name = e->name && e->name[0] == '$' ? e->name + 1 : e->name;
+		CtxVar *cv = find_ctx(tf->sc->rp, name ? name : "");
+		if (cv ? cv->scalar || !cv->ctype : !tf->sc->rp->needs_debuginfo)
+			return NULL;
+		return path_text(e, xsprintf("$%s", name));
+	}
+	case N_AUTOCAST: {
+		const char *b = c_type_of(tf, e->lhs);
+		return b ? path_text(e, b) : NULL;
+	}
+	case N_ASSIGN:
+		return e->op && !strcmp(e->op, "=") ? c_type_of(tf, e->rhs) : NULL;
+	case N_ENTRY:
+		return c_type_of(tf, e->lhs);
+	case N_TERNARY: {
+		Vec two = { 0 };
+		vec_push(&two, e->then);
+		vec_push(&two, e->els);
+		return common_type(tf, &two);
+	}
+	case N_SYMBOL: {
+		Var *v = e->var;
+		if (!v || v->scope != VS_LOCAL || vec_has(&tf->visiting, v))
+			return NULL;
+		vec_push(&tf->visiting, v);
+		Vec stores = { 0 };
+		StoreScan ss = { tf, v, &stores };
+		Node *body = tf->sc->probe ? tf->sc->probe->body : tf->sc->func->body;
+		if (body)
+			scan_stores(&body, &ss);
+		const char *t = stores.len ? common_type(tf, &stores) : NULL;
+		tf->visiting.len--;
+		return t;
+	}
+	case N_CALL: {
+		Func *f = e->func;
+		if (!f || !f->body || f->body->kind != N_BLOCK || vec_has(&tf->visiting, f))
+			return NULL;
+		vec_push(&tf->visiting, f);
+		Vec rets = { 0 };
+		StoreScan ss = { tf, NULL, &rets };
+		Node *body = f->body;
+		scan_stores(&body, &ss);
+		Scope fsc = { NULL, f, &f->locals, f->file, NULL, f->from_tapset };
+		Scope *save = tf->sc;
+		tf->sc = &fsc;
+		const char *t = rets.len ? common_type(tf, &rets) : NULL;
+		tf->sc = save;
+		tf->visiting.len--;
+		return t;
+	}
+	default:
+		return NULL;
+	}
+}
+
+static void check_autocast(Checker *ck, Node *n)
+{
+	TypeFlow tf = { ck->sc, { 0 }, NULL, false };
+	if (c_type_of(&tf, n->lhs))
+		return;
+	if (tf.conflict)
+		error_at(n->loc, _("'->' on a value whose C type differs between the "
+				   "places it comes from"));
+	else
+		error_at(n->loc, _("'->' needs a pointer with a known C type (from "
+				   "@cast, @var or a context variable); this value has "
+				   "none"));
+}
+
 static void check_node(Node **slot, void *ctx)
 {
 	Checker *ck = ctx;
 	Scope *sc = ck->sc;
 	Node *n = *slot;
 	switch (n->kind) {
+	case N_AUTOCAST:
+		check_autocast(ck, n);
+		break;
 	case N_TARGET:
 		check_target(ck, n, false);
 		break;
@@ -1628,7 +1837,8 @@ static const char *probe_vars_text(Probe *p)
 			continue;
 		sb_printf(&sb, " %s:%s", v->name, type_name(v->type));
 	}
-	ResolvedPoint *rp = p->aux;
+	/* an alias names its variables; a plain point shows the context */
+	ResolvedPoint *rp = p->from_alias ? NULL : p->aux;
 	for (int i = 0; rp && i < rp->ctx_vars.len; i++) {
 		CtxVar *cv = vec_get(&rp->ctx_vars, i);
 		sb_printf(&sb, " $%s:%s", cv->name, cv->ctype ? cv->ctype : type_name(cv->type));

@@ -1,0 +1,154 @@
+/*
+ * context.h - the per-CPU probe context, handler entry/exit, script errors,
+ * limits (MAXACTION, MAXNESTING), global locks and checked arithmetic.
+ */
+#ifndef TAP_CONTEXT_H
+#define TAP_CONTEXT_H
+
+/* Module life cycle; handlers name the state they run in. */
+enum tap_state {
+	TAP_STATE_STARTING,	/* begin probes */
+	TAP_STATE_RUNNING,	/* ordinary probes */
+	TAP_STATE_STOPPING,	/* end and error probes */
+	TAP_STATE_STOPPED,
+};
+
+#define TAP_RE_NSUB 10		/* matched(0) .. matched(9) */
+
+struct tap_regex_scratch;
+
+struct tap_context {
+	/* Public part: see runtime/TAPSET-API.md. */
+	struct pt_regs *regs;
+	struct pt_regs *user_regs;
+	const char *probe_point;
+	const char *probe_name;
+	const char *probe_type;
+	bool is_return;
+	unsigned long entry_sp;
+
+	/* Private to the runtime and the generated code. */
+	atomic_t busy;			/* 1 while a handler runs here */
+	int state;			/* the state the handler runs in */
+	int nesting;			/* function call depth, 0 = probe body */
+	bool aborted;			/* TAP_ABORT: not catchable, no message */
+	long actions;
+	long action_limit;
+	const char *last_error;		/* NULL, or error_buf */
+	const char *last_stmt;		/* "identifier 'x' at f.stp:1:2" */
+	int locks_held;			/* tap_lock_globals succeeded */
+	char error_buf[MAXSTRINGLEN];
+	char *frames;			/* MAXNESTING + 1 frames */
+	u64 *iter_scratch;		/* foreach sort space, used as a stack */
+	u32 iter_scratch_size;
+	u32 iter_scratch_used;
+	char *out;			/* output collected by this handler */
+	size_t out_len;
+	struct tap_regex_scratch *re_scratch;
+	bool re_matched;		/* last =~ result, for matched() */
+	int re_cap[2 * TAP_RE_NSUB];
+	char re_subject[MAXSTRINGLEN];
+	char report_buf[2 * MAXSTRINGLEN];
+};
+
+/* The module's state and counters (read by the transport for DONE). */
+extern atomic_t tap_session_state;
+extern atomic_t tap_skipped_reentrant;
+extern atomic_t tap_skipped_lock;
+extern atomic_t tap_skipped_state;
+extern atomic_t tap_error_count;
+extern bool tap_suppress_errors;	/* --suppress-handler-errors */
+extern u32 tap_max_map_entries;		/* largest map, sizes iter_scratch */
+
+int tap_contexts_init(void);
+void tap_contexts_free(void);
+struct tap_context *tap_context_enter(const char *probe_point, int state);
+void tap_context_exit(struct tap_context *c);
+struct tap_context *tap_current_context(void);
+void tap_set_state(int state);
+
+__printf(2, 3) void tap_error(struct tap_context *c, const char *fmt, ...);
+void tap_error_clear(struct tap_context *c);
+
+/* Frames: TAP_FRAME_SIZE is defined by the generated code. */
+#define TAP_FRAME_STRIDE(sz) (((sz) + 15) & ~(size_t)15)
+#define TAP_FRAME(c, type) \
+	((type *)((c)->frames + (size_t)(c)->nesting * TAP_FRAME_STRIDE(TAP_FRAME_SIZE)))
+
+static inline int tap_action(struct tap_context *c, long n)
+{
+	c->actions += n;
+	if (unlikely(c->actions > c->action_limit)) {
+		tap_error(c, "MAXACTION exceeded");
+		return -1;
+	}
+	return 0;
+}
+
+static inline int tap_call_enter(struct tap_context *c)
+{
+	if (unlikely(c->nesting >= MAXNESTING)) {
+		tap_error(c, "MAXNESTING exceeded");
+		return -1;
+	}
+	c->nesting++;
+	return 0;
+}
+
+static inline void tap_call_exit(struct tap_context *c)
+{
+	c->nesting--;
+}
+
+/* One global's lock as a handler needs it; pass 3 sorts by global index. */
+struct tap_lock_req {
+	rwlock_t *lock;
+	bool write;
+};
+
+int tap_lock_globals(struct tap_context *c, const struct tap_lock_req *req, int n);
+void tap_unlock_globals(struct tap_context *c, const struct tap_lock_req *req, int n);
+
+/*
+ * Arithmetic with stap semantics.  + - * wrap in two's complement (stap
+ * does not trap them).  Division and modulo by zero are errors; the one
+ * overflowing quotient, INT64_MIN / -1, wraps to INT64_MIN (remainder 0)
+ * instead of trapping the CPU.  Shift counts are masked to 0..63, which is
+ * what the generated C of stap does on x86-64 (assumption, see report).
+ */
+static inline int64_t tap_add(int64_t a, int64_t b) { return (int64_t)((u64)a + (u64)b); }
+static inline int64_t tap_sub(int64_t a, int64_t b) { return (int64_t)((u64)a - (u64)b); }
+static inline int64_t tap_mul(int64_t a, int64_t b) { return (int64_t)((u64)a * (u64)b); }
+static inline int64_t tap_neg(int64_t a) { return (int64_t)(0 - (u64)a); }
+static inline int64_t tap_shl(int64_t a, int64_t n) { return (int64_t)((u64)a << (n & 63)); }
+static inline int64_t tap_shr(int64_t a, int64_t n) { return a >> (n & 63); }
+
+static inline int tap_div(struct tap_context *c, int64_t a, int64_t b, int64_t *r)
+{
+	if (unlikely(b == 0)) {
+		tap_error(c, "division by zero");
+		return -1;
+	}
+	if (unlikely(b == -1)) {
+		*r = tap_neg(a);
+		return 0;
+	}
+	*r = div64_s64(a, b);
+	return 0;
+}
+
+static inline int tap_mod(struct tap_context *c, int64_t a, int64_t b, int64_t *r)
+{
+	if (unlikely(b == 0)) {
+		tap_error(c, "division by zero");
+		return -1;
+	}
+	if (unlikely(b == -1)) {
+		*r = 0;
+		return 0;
+	}
+	*r = a - div64_s64(a, b) * b;
+	return 0;
+}
+
+#endif /* TAP_CONTEXT_H */
