@@ -5,13 +5,38 @@
 #ifndef TAP_CONTEXT_H
 #define TAP_CONTEXT_H
 
-/* Module life cycle; handlers name the state they run in. */
-enum tap_state {
-	TAP_STATE_STARTING,	/* begin probes */
-	TAP_STATE_RUNNING,	/* ordinary probes */
-	TAP_STATE_STOPPING,	/* end and error probes */
-	TAP_STATE_STOPPED,
+/*
+ * The module's life cycle (enum tap_session_state, tap_session_state())
+ * and the output/control calls come from transport.h; the user-space test
+ * build declares the same here and its test harness implements them.
+ * Handlers name the state they run in: TAP_STATE_STARTING for begin,
+ * TAP_STATE_RUNNING for ordinary probes, TAP_STATE_STOPPING for end/error.
+ */
+#ifdef TAP_USER_TEST
+enum tap_session_state {
+	TAP_STATE_LOADED, TAP_STATE_STARTING, TAP_STATE_RUNNING,
+	TAP_STATE_STOPPING, TAP_STATE_STOPPED,
 };
+enum tap_skip_reason {
+	TAP_SKIP_REENTRANT, TAP_SKIP_LOCK, TAP_SKIP_STATE, TAP_SKIP_KRETPROBE,
+	TAP_SKIP_UPROBE, TAP_SKIP_OTHER, TAP_SKIP_NR,
+};
+#ifndef TAP_PRINT_BUFSIZE
+#define TAP_PRINT_BUFSIZE 8192
+#endif
+int tap_session_state(void);
+char *tap_reserve(size_t len);
+void tap_unreserve(size_t len);
+void tap_commit(void);
+void tap_write(const char *buf, size_t len);
+void tap_print(const char *s);
+void tap_msg_error(const char *text);
+void tap_exit(void);
+void tap_count_error(void);
+void tap_count_skip(enum tap_skip_reason why);
+#else
+#include "transport.h"
+#endif
 
 #define TAP_RE_NSUB 10		/* matched(0) .. matched(9) */
 
@@ -42,8 +67,6 @@ struct tap_context {
 	u64 *iter_scratch;		/* foreach sort space, used as a stack */
 	u32 iter_scratch_size;
 	u32 iter_scratch_used;
-	char *out;			/* output collected by this handler */
-	size_t out_len;
 	struct tap_regex_scratch *re_scratch;
 	bool re_matched;		/* last =~ result, for matched() */
 	int re_cap[2 * TAP_RE_NSUB];
@@ -51,11 +74,8 @@ struct tap_context {
 	char report_buf[2 * MAXSTRINGLEN];
 };
 
-/* The module's state and counters (read by the transport for DONE). */
-extern atomic_t tap_session_state;
-extern atomic_t tap_skipped_reentrant;
+/* Counted here for MAXERRORS/MAXSKIPPED; the transport counts for DONE. */
 extern atomic_t tap_skipped_lock;
-extern atomic_t tap_skipped_state;
 extern atomic_t tap_error_count;
 extern bool tap_suppress_errors;	/* --suppress-handler-errors */
 extern u32 tap_max_map_entries;		/* largest map, sizes iter_scratch */
@@ -65,7 +85,6 @@ void tap_contexts_free(void);
 struct tap_context *tap_context_enter(const char *probe_point, int state);
 void tap_context_exit(struct tap_context *c);
 struct tap_context *tap_current_context(void);
-void tap_set_state(int state);
 
 __printf(2, 3) void tap_error(struct tap_context *c, const char *fmt, ...);
 void tap_error_clear(struct tap_context *c);

@@ -88,18 +88,19 @@
  *  tap_sprintf_spec(buf,size,specs,...), tap_printf_fmt(c,fmt,args,nargs)
  *  / tap_vsnprintf(buf,size,fmt,args,nargs) parse at run time (slower),
  *  tap_printf(fmt, ...) is kernel-printf style (for embedded C).
- *  Output collects in the context and goes to the transport as one record
- *  at tap_context_exit (or when the buffer fills).
+ *  Output goes into the transport's per-CPU print buffer; tap_context_exit
+ *  commits it as one record (earlier when the buffer fills).
  *
  * Regex (regex.h): static struct tap_regex re; tap_regex_compile(&re,pat)
  *  at module init (returns <0 on a bad pattern);  tap_regex_match(c,&re,s)
  *  is `s =~ pat` and records captures for tap_regex_matched(c,n,buf)
  *  (matched(n)) in the context.
  *
- * From the transport (transport.c; the unit tests provide stand-ins):
- *	void tap_transport_write(const void *data, size_t len);  output
- *	void tap_transport_error(const char *msg);  ERROR text, no prefix
- *	void tap_exit(void);  (TAPSET-API)
+ * From the transport (transport.h; the unit tests provide stand-ins):
+ *	tap_session_state(), tap_reserve/unreserve/commit/write/print,
+ *	tap_msg_error, tap_count_error, tap_count_skip, tap_exit.
+ *	The generated module's tap_on_start() calls tap_contexts_init()
+ *	after creating its maps/stats; tap_on_stop() frees them.
  * ===================================================================
  */
 #ifndef TAP_H
@@ -145,9 +146,6 @@
 #ifndef TAP_FOREACH_DEPTH
 #define TAP_FOREACH_DEPTH 4	/* nested foreach loops per handler */
 #endif
-#ifndef TAP_OUTBUF_SIZE
-#define TAP_OUTBUF_SIZE 8192	/* per-CPU output collected per handler */
-#endif
 
 #if MAXSTRINGLEN < 16
 #error "MAXSTRINGLEN is too small"
@@ -183,15 +181,6 @@
 #include "map.h"
 #include "tap_printf.h"
 #include "regex.h"
-
-#if !defined(TAP_USER_TEST) && __has_include("transport.h")
-#include "transport.h"
-#endif
-
-/* Hooks the transport provides (see the summary above). */
-void tap_transport_write(const void *data, size_t len);
-void tap_transport_error(const char *msg);
-void tap_exit(void);
 
 /* The runtime's one allocation wrapper: a test build can fail the n-th. */
 void *tap_alloc(size_t size);

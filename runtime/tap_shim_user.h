@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <errno.h>
 #include <assert.h>
+#include <ctype.h>
 #include <sys/types.h>
 
 typedef uint8_t u8;
@@ -35,6 +36,7 @@ typedef int64_t s64;
 #define __percpu
 #define __always_unused __attribute__((unused))
 #define __printf(a, b) __attribute__((format(printf, a, b)))
+#define fallthrough __attribute__((__fallthrough__))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 #ifndef ARRAY_SIZE

@@ -369,7 +369,8 @@ static void clean_stmt(Node **slot, Cleaner *c);
 
 static void warn_elided(Cleaner *c, Node *e)
 {
-	if (c->sc->from_tapset || e->synthetic || elab.listing)
+	if (c->sc->from_tapset || e->synthetic || elab.listing ||
+	    (e->loc.file && e->loc.file->is_tapset))
 		return;
 	warning_at(e->loc, _("eliding side-effect-free expression"));
 }
@@ -486,7 +487,8 @@ static void warn_never_assigned(Scope *sc)
 		uses_node(&b, &u);
 	for (int i = 0; i < sc->locals->len; i++) {
 		Var *v = vec_get(sc->locals, i);
-		if (vec_contains(&u.read, v) && !vec_contains(&u.written, v))
+		if (vec_contains(&u.read, v) && !vec_contains(&u.written, v) &&
+		    !(v->loc.file && v->loc.file->is_tapset))
 			warning_at(v->loc, _("never-assigned local variable '%s'"), v->name);
 	}
 }
@@ -615,8 +617,6 @@ static void drop_unused_locals(Scope *sc)
 	}
 	sc->locals->len = out;
 }
-
-Vec *elab_global_pool(void);
 
 /* Which functions the remaining probes reach, and which globals they
  * read and write. */

@@ -20,6 +20,7 @@ static Vec pending_probes;     /* Probe *: plain probes still to derive */
 static Vec func_queue;         /* Func *: bodies still to resolve */
 static Vec loaded_names;       /* names whose tapset files are loaded */
 static int quiet_depth, quiet_errors;
+static int hard_total, hard_pending;  /* errors '?' does not hide */
 
 /* ---- small helpers ---- */
 
@@ -54,9 +55,24 @@ static bool quiet_end(void)   /* true when errors happened inside */
 	bool errs = error_count != quiet_errors;
 	if (--quiet_depth == 0) {
 		diag_set_quiet(false);
-		error_count = quiet_errors;
+		error_count = quiet_errors + hard_pending;
+		hard_pending = 0;
 	}
 	return errs;
+}
+
+/* Report an error even inside a '?' point: a broken alias definition is
+ * wrong whether or not the point is optional. */
+static void hard_error_at(Loc loc, const char *msg)
+{
+	if (quiet_depth)
+		diag_set_quiet(false);
+	error_at(loc, "%s", msg);
+	if (quiet_depth) {
+		diag_set_quiet(true);
+		hard_pending++;
+	}
+	hard_total++;
 }
 
 const char *var_kind_name(Var *v)
@@ -216,6 +232,10 @@ static Var *find_global_loaded(const char *name, SrcFile *from)
 		Var *v = vec_get(&global_pool, i);
 		if (v->name != name)
 			continue;
+		/* library code never sees the script's globals: a tapset's
+		 * local "n" stays local whatever the script declares */
+		if (from && from->is_tapset && !v->from_tapset)
+			continue;
 		if (v->is_private) {
 			if (v->file == from)
 				return v;
@@ -226,8 +246,7 @@ static Var *find_global_loaded(const char *name, SrcFile *from)
 	return pub;
 }
 
-Var *find_global(const char *name, SrcFile *from);
-Var *find_global(const char *name, SrcFile *from)
+static Var *find_global(const char *name, SrcFile *from)
 {
 	Var *v = find_global_loaded(name, from);
 	if (v)
@@ -422,7 +441,6 @@ static Func *resolve_call(Scope *sc, Node *call)
 typedef struct Binder {
 	Scope *sc;
 	int loops;
-	int in_defined;
 } Binder;
 
 static Var *find_local(Scope *sc, const char *name)
@@ -643,11 +661,6 @@ static void bind_node(Node **slot, void *ctx)
 	case N_EMBEDDED_EXPR:
 		bind_pragmas(n, b);
 		return;
-	case N_DEFINED:
-		b->in_defined++;
-		bind_children(n, b);
-		b->in_defined--;
-		return;
 	default:
 		break;
 	}
@@ -656,7 +669,7 @@ static void bind_node(Node **slot, void *ctx)
 
 static void bind_scope(Scope *sc, Node *body)
 {
-	Binder b = { sc, 0, 0 };
+	Binder b = { sc, 0 };
 	if (body)
 		bind_node(&body, &b);
 }
@@ -809,10 +822,36 @@ static int alias_match(ProbePoint *user, ProbePoint *name)
 	return name->comps.len;
 }
 
+/* Whether some tapset alias name starts with this component. */
+static bool alias_first_known(const char *first)
+{
+	static Vec firsts;
+	static bool ready;
+	if (!ready) {
+		ready = true;
+		int n = tapset_alias_count();
+		for (int i = 0; i < n; i++) {
+			const char *an = tapset_alias_name(i);
+			const char *dot = strchr(an, '.');
+			const char *f = dot ? intern_n(an, dot - an) : intern(an);
+			if (!firsts.len || vec_last(&firsts) != f)
+				vec_push(&firsts, (void *)f);
+		}
+	}
+	const char *in = intern(first);
+	for (int i = 0; i < firsts.len; i++)
+		if (vec_get(&firsts, i) == in)
+			return true;
+	return false;
+}
+
 /* Load the tapset files whose aliases could match this point. */
 static void load_aliases_for(ProbePoint *pp)
 {
 	bool ds = point_has_doublestar(pp);
+	const char *first = ((ProbePointComp *)vec_get(&pp->comps, 0))->name;
+	if (!has_wildcard(first) && !alias_first_known(first))
+		return;
 	int n = tapset_alias_count();
 	for (int i = 0; i < n; i++) {
 		const char *an = tapset_alias_name(i);
@@ -830,7 +869,11 @@ static void load_aliases_for(ProbePoint *pp)
 				}
 				const char *dot = strchr(s, '.');
 				size_t len = dot ? (size_t)(dot - s) : strlen(s);
-				char *comp = xstrndup(s, len);
+				char comp[256];
+				if (len >= sizeof comp)
+					len = sizeof comp - 1;
+				memcpy(comp, s, len);
+				comp[len] = 0;
 				if (!glob(((ProbePointComp *)vec_get(&pp->comps, k))->name, comp)) {
 					match = false;
 					break;
@@ -942,10 +985,13 @@ static int derive_optional(Deriv *d, ProbePoint *pp, Node *body, Node *cond,
 {
 	if (!optional)
 		return derive_point(d, pp, body, cond, false);
-	int mark = derived.len;
+	int mark = derived.len, hard = hard_total;
 	quiet_begin();
 	int r = derive_point(d, pp, body, cond, true);
-	if (quiet_end() || r < 0) {
+	bool errs = quiet_end();
+	if (hard != hard_total)
+		return -1;
+	if (errs || r < 0) {
 		derived.len = mark;   /* errors under '?' mean "nothing" */
 		return 0;
 	}
@@ -956,14 +1002,15 @@ static int expand_alias(Deriv *d, ProbePoint *pp, Probe *alias, ProbePoint *anam
 			int matched, Node *body, Node *cond, bool optional)
 {
 	if (vec_has(&d->chain, alias)) {
-		error_at(pp->loc, _("recursive probe alias: '%s' expands to itself "
-				    "(alias defined at %s:%d:%d)"),
-			 plain_point(pp), alias->loc.file ? alias->loc.file->name : "?",
-			 alias->loc.line, alias->loc.col);
+		hard_error_at(pp->loc, xsprintf(_("recursive probe alias: '%s' expands "
+						  "to itself (alias defined at %s:%d:%d)"),
+				plain_point(pp),
+				alias->loc.file ? alias->loc.file->name : "?",
+				alias->loc.line, alias->loc.col));
 		return -1;
 	}
 	if (d->chain.len > 64) {
-		error_at(pp->loc, _("probe alias expansion nested too deeply"));
+		hard_error_at(pp->loc, _("probe alias expansion nested too deeply"));
 		return -1;
 	}
 	bool has_suffix = matched < pp->comps.len;
@@ -1109,11 +1156,14 @@ static int derive_point(Deriv *d, ProbePoint *pp, Node *body, Node *cond,
 		int r = wild ? 0 : expand_alias(d, pp, h->alias, h->name, h->matched,
 						body, cond, optional);
 		if (wild) {
-			int mark = derived.len;
+			int mark = derived.len, hard = hard_total;
 			quiet_begin();
 			r = expand_alias(d, pp, h->alias, h->name, h->matched, body, cond,
 					 true);
-			if (quiet_end() || r < 0) {
+			bool errs = quiet_end();
+			if (hard != hard_total)
+				return -1;
+			if (errs || r < 0) {
 				derived.len = mark;
 				r = 0;
 			}
@@ -1689,7 +1739,6 @@ static void collect_program(void)
 	}
 }
 
-Vec *elab_global_pool(void);
 Vec *elab_global_pool(void)
 {
 	return &global_pool;

@@ -300,7 +300,11 @@ static const char *cache_path(void)
 	const Vec *dirs = tapset_dirs();
 	uint64_t h = 1469598103934665603ull;
 	for (int i = 0; i < dirs->len; i++) {
-		for (const char *p = vec_get(dirs, i); *p; p++)
+		/* -I lib in two folders is two different indexes */
+		char *real = realpath(vec_get(dirs, i), NULL);
+		const char *d = real ? xstrdup(real) : vec_get(dirs, i);
+		free(real);
+		for (const char *p = d; *p; p++)
 			h = (h ^ (unsigned char)*p) * 1099511628211ull;
 		h = (h ^ '\n') * 1099511628211ull;
 	}

@@ -106,7 +106,7 @@ static Type infer(Infer *in, Node *n, Type expect);
 static Type value_of(Infer *in, Node *n, Type expect)
 {
 	Type t = infer(in, n, expect);
-	if (t == TY_STATS && reporting)
+	if (t == TY_STATS && reporting && once(n))
 		error_at(n->loc, _("a statistics aggregate is not a value here: use "
 				   "@count, @sum, @min, @max, @avg or a histogram"));
 	return t;
@@ -308,13 +308,23 @@ static Type infer_assign(Infer *in, Node *n, Type expect)
 		return TY_LONG;
 	}
 	if (!strcmp(op, "=")) {
+		Node *l = n->lhs;
+		if (l && (l->kind == N_SYMBOL || l->kind == N_INDEX) && l->var &&
+		    l->var->type == TY_STATS) {
+			if (reporting)
+				error_at(n->loc, _("'%s' is a statistics aggregate: add values "
+						   "with <<<, not ="), l->var->name);
+			return TY_UNKNOWN;
+		}
 		Type tr = value_of(in, n->rhs, expect);
 		Type tl = value_of(in, n->lhs, tr);
 		if (tl == TY_UNKNOWN && tr != TY_UNKNOWN)
 			tl = value_of(in, n->lhs, tr);
 		if (tr == TY_UNKNOWN && tl != TY_UNKNOWN)
 			tr = value_of(in, n->rhs, tl);
-		want(n->rhs, tr, tl);
+		/* a variable's own conflict is reported by set_var */
+		if (n->lhs && n->lhs->kind != N_SYMBOL && n->lhs->kind != N_INDEX)
+			want(n->rhs, tr, tl);
 		return tl != TY_UNKNOWN ? tl : tr;
 	}
 	Type t = !strcmp(op, ".=") ? TY_STRING : TY_LONG;
@@ -642,8 +652,6 @@ static void unresolved(Var *v)
 				   "it is a number or a string"), var_kind_name(v), v->name);
 }
 
-Vec *elab_global_pool(void);
-
 void infer_types(void)
 {
 	reported.len = 0;
@@ -681,8 +689,7 @@ void infer_types(void)
 	reporting = false;
 	if (elab.listing)
 		return;
-	int errs = error_count;
-	for (int i = 0; i < elab.scopes.len && errs == error_count; i++) {
+	for (int i = 0; i < elab.scopes.len; i++) {
 		Scope *sc = vec_get(&elab.scopes, i);
 		if (!scope_live(sc))
 			continue;
@@ -699,7 +706,7 @@ void infer_types(void)
 			error_at(v->loc, _("'%%' (wrap when full) is only for arrays, and "
 					   "'%s' is a scalar"), v->name);
 	}
-	for (int i = 0; i < globals->len && errs == error_count; i++) {
+	for (int i = 0; i < globals->len; i++) {
 		Var *v = vec_get(globals, i);
 		if (v->read || v->written || (sess.unoptimized && !v->from_tapset))
 			unresolved(v);

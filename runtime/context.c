@@ -1,0 +1,243 @@
+/*
+ * context.c - per-CPU probe contexts, handler entry/exit, error reporting,
+ * and the locks of globals.
+ */
+#include "tap.h"
+
+#ifndef TAP_FRAME_SIZE
+#define TAP_FRAME_SIZE 16	/* a module without locals */
+#endif
+
+atomic_t tap_skipped_lock = ATOMIC_INIT(0);
+atomic_t tap_error_count = ATOMIC_INIT(0);
+bool tap_suppress_errors;
+u32 tap_max_map_entries;
+
+static struct tap_context **tap_contexts;
+static unsigned int tap_ncontexts;
+
+#ifdef TAP_USER_TEST
+long tap_test_alloc_countdown = -1;	/* fail the n-th allocation */
+#endif
+
+void *tap_alloc(size_t size)
+{
+#ifdef TAP_USER_TEST
+	if (tap_test_alloc_countdown >= 0 && tap_test_alloc_countdown-- == 0)
+		return NULL;
+#endif
+	return kvzalloc(size, GFP_KERNEL);
+}
+
+void tap_free(const void *p)
+{
+	kvfree(p);
+}
+
+static void tap_context_free(struct tap_context *c)
+{
+	if (!c)
+		return;
+	tap_free(c->frames);
+	tap_free(c->iter_scratch);
+	tap_free(c->re_scratch);
+	tap_free(c);
+}
+
+static struct tap_context *tap_context_alloc(void)
+{
+	struct tap_context *c = tap_alloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->frames = tap_alloc((MAXNESTING + 1) * TAP_FRAME_STRIDE(TAP_FRAME_SIZE));
+	c->iter_scratch_size = tap_max_map_entries * TAP_FOREACH_DEPTH;
+	c->iter_scratch = tap_alloc((c->iter_scratch_size + 1) * sizeof(u64));
+	c->re_scratch = tap_alloc(tap_regex_scratch_size());
+	if (!c->frames || !c->iter_scratch || !c->re_scratch) {
+		tap_context_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* After the globals (maps) exist: the sort space depends on their size. */
+int tap_contexts_init(void)
+{
+	unsigned int cpu;
+
+	tap_ncontexts = nr_cpu_ids;
+	tap_contexts = tap_alloc(tap_ncontexts * sizeof(*tap_contexts));
+	if (!tap_contexts)
+		return -ENOMEM;
+	for (cpu = 0; cpu < tap_ncontexts; cpu++) {
+		tap_contexts[cpu] = tap_context_alloc();
+		if (!tap_contexts[cpu]) {
+			tap_contexts_free();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void tap_contexts_free(void)
+{
+	unsigned int cpu;
+
+	if (!tap_contexts)
+		return;
+	for (cpu = 0; cpu < tap_ncontexts; cpu++)
+		tap_context_free(tap_contexts[cpu]);
+	tap_free(tap_contexts);
+	tap_contexts = NULL;
+}
+
+struct tap_context *tap_context_enter(const char *probe_point, int state)
+{
+	struct tap_context *c;
+	int now;
+
+	preempt_disable();
+	now = tap_session_state();
+	if (now != state) {
+		if (now == TAP_STATE_STARTING || now == TAP_STATE_STOPPING)
+			tap_count_skip(TAP_SKIP_STATE);
+		goto skip;
+	}
+	if (unlikely(!tap_contexts || smp_processor_id() >= (int)tap_ncontexts))
+		goto skip;
+	c = tap_contexts[smp_processor_id()];
+	if (atomic_cmpxchg(&c->busy, 0, 1) != 0) {
+		tap_count_skip(TAP_SKIP_REENTRANT);
+		goto skip;
+	}
+	c->state = state;
+	c->probe_point = probe_point;
+	c->probe_name = probe_point;
+	c->probe_type = "";
+	c->regs = NULL;
+	c->user_regs = NULL;
+	c->is_return = false;
+	c->entry_sp = 0;
+	c->nesting = 0;
+	c->aborted = false;
+	c->actions = 0;
+	/* begin/end run with interrupts on, as stap's larger limit assumes */
+	c->action_limit = state == TAP_STATE_RUNNING ? MAXACTION : MAXACTION_INTERRUPTIBLE;
+	c->last_error = NULL;
+	c->last_stmt = NULL;
+	c->locks_held = 0;
+	c->iter_scratch_used = 0;
+	c->re_matched = false;
+	return c;
+skip:
+	preempt_enable();
+	return NULL;
+}
+
+struct tap_context *tap_current_context(void)
+{
+	struct tap_context *c;
+
+	if (!tap_contexts || smp_processor_id() >= (int)tap_ncontexts)
+		return NULL;
+	c = tap_contexts[smp_processor_id()];
+	return atomic_read(&c->busy) ? c : NULL;
+}
+
+static void tap_report_error(struct tap_context *c)
+{
+	int n = atomic_inc_return(&tap_error_count);
+
+	tap_count_error();
+	if (tap_suppress_errors)
+		return;
+	if (c->last_stmt)
+		snprintf(c->report_buf, sizeof(c->report_buf), "%s near %s",
+			 c->last_error, c->last_stmt);
+	else
+		snprintf(c->report_buf, sizeof(c->report_buf), "%s", c->last_error);
+	tap_msg_error(c->report_buf);
+	if (n > MAXERRORS)
+		tap_exit();
+}
+
+void tap_context_exit(struct tap_context *c)
+{
+	tap_commit();	/* this handler's output as one record */
+	if (c->last_error && !c->aborted)
+		tap_report_error(c);
+	atomic_set(&c->busy, 0);
+	preempt_enable();
+}
+
+void tap_error(struct tap_context *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->last_error)
+		return;		/* the first error is the one reported */
+	va_start(ap, fmt);
+	vsnprintf(c->error_buf, sizeof(c->error_buf), fmt, ap);
+	va_end(ap);
+	c->last_error = c->error_buf;
+}
+
+void tap_error_clear(struct tap_context *c)
+{
+	c->last_error = NULL;
+	c->error_buf[0] = '\0';
+}
+
+static void tap_unlock_n(const struct tap_lock_req *req, int n)
+{
+	while (n-- > 0) {
+		if (req[n].write)
+			write_unlock(req[n].lock);
+		else
+			read_unlock(req[n].lock);
+	}
+}
+
+static bool tap_trylock_one(const struct tap_lock_req *r)
+{
+	int i;
+
+	for (i = 0; i < MAXTRYLOCK; i++) {
+		if (r->write ? write_trylock(r->lock) : read_trylock(r->lock))
+			return true;
+		ndelay(TRYLOCKDELAY);
+	}
+	return false;
+}
+
+/*
+ * All or nothing, in the order given (by global index): a handler never
+ * waits while holding a lock, so there is no deadlock, only a skipped hit.
+ */
+int tap_lock_globals(struct tap_context *c, const struct tap_lock_req *req, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (!tap_trylock_one(&req[i])) {
+			tap_unlock_n(req, i);
+			tap_count_skip(TAP_SKIP_LOCK);
+			if (atomic_inc_return(&tap_skipped_lock) > MAXSKIPPED &&
+			    !tap_suppress_errors) {
+				tap_error(c, "Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.");
+			}
+			return -EBUSY;
+		}
+	}
+	c->locks_held = 1;
+	return 0;
+}
+
+void tap_unlock_globals(struct tap_context *c, const struct tap_lock_req *req, int n)
+{
+	if (!c->locks_held)
+		return;
+	tap_unlock_n(req, n);
+	c->locks_held = 0;
+}

@@ -1,0 +1,439 @@
+/*
+ * stat.c - statistics accumulation, merging, extraction and the ASCII
+ * histogram printer.
+ */
+#include "tap.h"
+
+int tap_hist_spec_init(struct tap_hist_spec *spec)
+{
+	u64 span, n;
+
+	if (spec->var_shift < 0 || spec->var_shift > 62)
+		return -EINVAL;
+	switch (spec->type) {
+	case TAP_HIST_NONE:
+		spec->buckets = 0;
+		return 0;
+	case TAP_HIST_LOG:
+		spec->buckets = TAP_HIST_LOG_BUCKETS;
+		return 0;
+	case TAP_HIST_LINEAR:
+		if (spec->interval <= 0 || spec->stop < spec->start)
+			return -EINVAL;
+		span = (u64)spec->stop - (u64)spec->start;
+		n = div64_u64(span, spec->interval) + 1;
+		if (n > 65536)	/* keeps a statistic a few hundred KiB at most */
+			return -E2BIG;
+		spec->buckets = (int)n + 2;	/* + under- and overflow */
+		return 0;
+	}
+	return -EINVAL;
+}
+
+size_t tap_stat_data_size(const struct tap_hist_spec *spec)
+{
+	return sizeof(struct tap_stat_data) + spec->buckets * sizeof(int64_t);
+}
+
+static int tap_msb64(u64 v)
+{
+	int n = 0;
+
+	while (v >>= 1)
+		n++;
+	return n;
+}
+
+/*
+ * Log buckets: 0 in TAP_HIST_LOG_ZERO; v > 0 in ZERO + 1 + msb(v), so 1,
+ * 2..3, 4..7 ...; v < 0 mirrored below ZERO by the magnitude.
+ * Linear: 0 = below start, 1..N = [start + (i-1)*interval, +interval),
+ * N+1 = above.
+ */
+int tap_hist_bucket_of(const struct tap_hist_spec *spec, int64_t v)
+{
+	u64 off;
+
+	if (spec->type == TAP_HIST_LOG) {
+		if (v == 0)
+			return TAP_HIST_LOG_ZERO;
+		if (v > 0)
+			return TAP_HIST_LOG_ZERO + 1 + tap_msb64(v);
+		return TAP_HIST_LOG_ZERO - 1 - tap_msb64(0 - (u64)v);
+	}
+	if (v < spec->start)
+		return 0;
+	off = div64_u64((u64)v - (u64)spec->start, spec->interval);
+	if (off >= (u64)spec->buckets - 2)
+		return spec->buckets - 1;
+	return (int)off + 1;
+}
+
+void tap_stat_data_add(const struct tap_hist_spec *spec, struct tap_stat_data *d, int64_t v)
+{
+	int64_t vs = tap_shl(v, spec->var_shift), delta;
+
+	if (d->count == 0) {
+		d->count = 1;
+		d->sum = d->min = d->max = v;
+		d->avg_s = vs;
+		d->m2 = 0;
+	} else {
+		d->count++;
+		d->sum = tap_add(d->sum, v);
+		if (v < d->min)
+			d->min = v;
+		if (v > d->max)
+			d->max = v;
+		/* Welford: the mean moves by delta / n, m2 by delta * (v - mean). */
+		delta = tap_sub(vs, d->avg_s);
+		d->avg_s = tap_add(d->avg_s, div64_s64(delta, d->count));
+		d->m2 = tap_add(d->m2, tap_mul(delta, tap_sub(vs, d->avg_s)));
+	}
+	if (spec->type != TAP_HIST_NONE)
+		d->hist[tap_hist_bucket_of(spec, v)]++;
+}
+
+/* Combine two partials (Chan et al.'s pairwise form of Welford). */
+void tap_stat_data_merge(const struct tap_hist_spec *spec, struct tap_stat_data *agg,
+			 const struct tap_stat_data *d)
+{
+	int64_t n, delta;
+	int i;
+
+	if (d->count == 0)
+		return;
+	if (agg->count == 0) {
+		memcpy(agg, d, tap_stat_data_size(spec));
+		return;
+	}
+	n = agg->count + d->count;
+	delta = tap_sub(d->avg_s, agg->avg_s);
+	agg->m2 = tap_add(tap_add(agg->m2, d->m2),
+			  div64_s64(tap_mul(tap_mul(delta, delta),
+					    tap_mul(agg->count, d->count)), n));
+	agg->avg_s = tap_add(agg->avg_s, div64_s64(tap_mul(delta, d->count), n));
+	agg->count = n;
+	agg->sum = tap_add(agg->sum, d->sum);
+	if (d->min < agg->min)
+		agg->min = d->min;
+	if (d->max > agg->max)
+		agg->max = d->max;
+	for (i = 0; i < spec->buckets; i++)
+		agg->hist[i] += d->hist[i];
+}
+
+struct tap_stat *tap_stat_create(const struct tap_hist_spec *spec)
+{
+	struct tap_stat *s = tap_alloc(sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (spec)
+		s->spec = *spec;
+	if (tap_hist_spec_init(&s->spec))
+		goto err_free_stat;
+	s->dsize = tap_stat_data_size(&s->spec);
+	s->stride = (s->dsize + 63) & ~(size_t)63;
+	s->cpu = tap_alloc(s->stride * nr_cpu_ids);
+	if (!s->cpu)
+		goto err_free_stat;
+	s->agg = tap_alloc(s->dsize);
+	if (!s->agg)
+		goto err_free_cpu;
+	return s;
+err_free_cpu:
+	tap_free(s->cpu);
+err_free_stat:
+	tap_free(s);
+	return NULL;
+}
+
+void tap_stat_destroy(struct tap_stat *s)
+{
+	if (!s)
+		return;
+	tap_free(s->cpu);
+	tap_free(s->agg);
+	tap_free(s);
+}
+
+static struct tap_stat_data *tap_stat_cpu(struct tap_stat *s, unsigned int cpu)
+{
+	return (struct tap_stat_data *)(s->cpu + cpu * s->stride);
+}
+
+/* Only this CPU writes its partial, and the context is not reentrant. */
+void tap_stat_add(struct tap_stat *s, int64_t v)
+{
+	tap_stat_data_add(&s->spec, tap_stat_cpu(s, smp_processor_id()), v);
+}
+
+const struct tap_stat_data *tap_stat_get(struct tap_stat *s)
+{
+	unsigned int cpu;
+
+	memset(s->agg, 0, s->dsize);
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		tap_stat_data_merge(&s->spec, s->agg, tap_stat_cpu(s, cpu));
+	return s->agg;
+}
+
+void tap_stat_clear(struct tap_stat *s)
+{
+	memset(s->cpu, 0, s->stride * nr_cpu_ids);
+	memset(s->agg, 0, s->dsize);
+}
+
+/*
+ * @count and @sum of nothing are 0; the others are an error, as in stap.
+ * @variance divides m2 by n - 1, then removes the scaling 2^shift twice
+ * (each a truncating division); one sample has variance 0.
+ */
+int tap_stat_extract(struct tap_context *c, const struct tap_hist_spec *spec,
+		     const struct tap_stat_data *d, int op, int64_t *out)
+{
+	int64_t v;
+
+	if (op == TAP_STAT_COUNT) {
+		*out = d ? d->count : 0;
+		return 0;
+	}
+	if (op == TAP_STAT_SUM) {
+		*out = d ? d->sum : 0;
+		return 0;
+	}
+	if (!d || d->count == 0) {
+		tap_error(c, "empty aggregate");
+		return -1;
+	}
+	switch (op) {
+	case TAP_STAT_MIN:
+		*out = d->min;
+		return 0;
+	case TAP_STAT_MAX:
+		*out = d->max;
+		return 0;
+	case TAP_STAT_AVG:
+		*out = div64_s64(d->sum, d->count);
+		return 0;
+	case TAP_STAT_VARIANCE:
+		if (d->count < 2) {
+			*out = 0;
+			return 0;
+		}
+		v = div64_s64(d->m2, d->count - 1);
+		v = div64_s64(v, (int64_t)1 << spec->var_shift);
+		*out = div64_s64(v, (int64_t)1 << spec->var_shift);
+		return 0;
+	}
+	tap_error(c, "unknown statistic operation %d", op);
+	return -1;
+}
+
+int tap_hist_nbuckets(const struct tap_hist_spec *spec)
+{
+	return spec->buckets;
+}
+
+/* @hist_xxx(v)[i]: the raw bucket; for linear, 0 and N+1 are out of range. */
+int tap_hist_bucket(struct tap_context *c, const struct tap_hist_spec *spec,
+		    const struct tap_stat_data *d, int64_t i, int64_t *out)
+{
+	if (i < 0 || i >= spec->buckets) {
+		tap_error(c, "histogram index %lld out of range", (long long)i);
+		return -1;
+	}
+	*out = d ? d->hist[i] : 0;
+	return 0;
+}
+
+/* ---- the histogram printer ---- */
+
+struct tap_hist_sink {
+	struct tap_context *c;	/* print to this context's output, or */
+	char *buf;		/* into buf */
+	size_t size, len;
+};
+
+static void tap_sink_put(struct tap_hist_sink *s, const char *p, size_t n)
+{
+	size_t room;
+
+	if (s->c) {
+		tap_print_n(s->c, p, n);
+		return;
+	}
+	room = s->size ? s->size - 1 - s->len : 0;
+	if (n > room)
+		n = room;
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+}
+
+static void tap_sink_repeat(struct tap_hist_sink *s, char ch, int n)
+{
+	char chunk[64];
+
+	memset(chunk, ch, sizeof(chunk));
+	while (n > 0) {
+		int k = n > (int)sizeof(chunk) ? (int)sizeof(chunk) : n;
+
+		tap_sink_put(s, chunk, k);
+		n -= k;
+	}
+}
+
+/* The label of bucket i: "<start", ">last", or the bucket's low value. */
+static int tap_hist_label(const struct tap_hist_spec *spec, int i, char *buf, size_t size)
+{
+	long long v;
+
+	if (spec->type == TAP_HIST_LOG) {
+		if (i == TAP_HIST_LOG_ZERO)
+			v = 0;
+		else if (i > TAP_HIST_LOG_ZERO)
+			v = 1LL << (i - TAP_HIST_LOG_ZERO - 1);
+		else if (i == 0)
+			v = LLONG_MIN;
+		else
+			v = -(1LL << (TAP_HIST_LOG_ZERO - 1 - i));
+		return snprintf(buf, size, "%lld", v);
+	}
+	if (i == 0)
+		return snprintf(buf, size, "<%lld", (long long)spec->start);
+	v = tap_add(spec->start, tap_mul(spec->interval,
+					 i == spec->buckets - 1 ? i - 2 : i - 1));
+	return snprintf(buf, size, "%s%lld", i == spec->buckets - 1 ? ">" : "", v);
+}
+
+static int tap_num_width(int64_t v)
+{
+	char tmp[24];
+
+	return snprintf(tmp, sizeof(tmp), "%lld", (long long)v);
+}
+
+/*
+ * Whether row i is printed (assumptions, see the report):
+ *  - the rows run from HIST_ELISION buckets before the first non-empty
+ *    bucket to HIST_ELISION after the last (a negative HIST_ELISION shows
+ *    every bucket);
+ *  - an empty bucket farther than HIST_ELISION from every non-empty one is
+ *    elided; each run of elided buckets prints one "~" line;
+ *  - the linear under/overflow buckets only show when non-empty.
+ */
+static bool tap_hist_row_shown(const struct tap_hist_spec *spec,
+			       const struct tap_stat_data *d, int i)
+{
+	int j;
+
+	if (d->hist[i])
+		return true;
+	if (spec->type == TAP_HIST_LINEAR && (i == 0 || i == spec->buckets - 1))
+		return false;
+	if (HIST_ELISION < 0)
+		return true;
+	for (j = i - HIST_ELISION; j <= i + HIST_ELISION; j++)
+		if (j >= 0 && j < spec->buckets && d->hist[j])
+			return true;
+	return false;
+}
+
+/*
+ * The layout (assumed to match stap):
+ *	" value |-------------------------------------------------- count"
+ *	"     0 |@@@@@@@@@@                                         10"
+ *	"     1 |                                                    0"
+ *	"     ~"
+ * The value column is right-aligned, as wide as the widest label shown
+ * and at least as wide as "value".  Bars are count / scale '@'s, where
+ * scale = ceil(max / 50) once the largest count exceeds 50, padded to 50
+ * columns; counts are right-aligned to the widest count, after one space.
+ * A blank line ends the histogram.
+ */
+static void tap_hist_render(struct tap_hist_sink *s, const struct tap_hist_spec *spec,
+			    const struct tap_stat_data *d)
+{
+	char label[32];
+	int64_t max = 0, scale = 1;
+	int i, lo = -1, hi = -1, val_space = 5, cnt_space, bar, n;
+	bool eliding = false;
+
+	for (i = 0; i < spec->buckets; i++) {
+		if (d->hist[i] > max)
+			max = d->hist[i];
+		if (d->hist[i] && lo < 0)
+			lo = i;
+		if (d->hist[i])
+			hi = i;
+	}
+	if (HIST_ELISION < 0 && lo >= 0) {
+		lo = 0;
+		hi = spec->buckets - 1;
+	}
+	if (max > TAP_HIST_WIDTH)
+		scale = div64_s64(max + TAP_HIST_WIDTH - 1, TAP_HIST_WIDTH);
+	cnt_space = tap_num_width(max);
+	for (i = lo; lo >= 0 && i <= hi; i++) {
+		n = tap_hist_label(spec, i, label, sizeof(label));
+		if (tap_hist_row_shown(spec, d, i) && n > val_space)
+			val_space = n;
+	}
+
+	tap_sink_repeat(s, ' ', val_space - 5);
+	tap_sink_put(s, "value |", 7);
+	tap_sink_repeat(s, '-', TAP_HIST_WIDTH);
+	tap_sink_put(s, " count\n", 7);
+
+	if (lo >= 0 && HIST_ELISION >= 0) {
+		lo = lo - HIST_ELISION < 0 ? 0 : lo - HIST_ELISION;
+		hi = hi + HIST_ELISION >= spec->buckets ? spec->buckets - 1 : hi + HIST_ELISION;
+	}
+	for (i = lo; lo >= 0 && i <= hi; i++) {
+		if (!tap_hist_row_shown(spec, d, i)) {
+			if (!eliding && !(spec->type == TAP_HIST_LINEAR &&
+					  (i == 0 || i == spec->buckets - 1))) {
+				tap_sink_repeat(s, ' ', val_space - 1);
+				tap_sink_put(s, "~\n", 2);
+				eliding = true;
+			}
+			continue;
+		}
+		eliding = false;
+		n = tap_hist_label(spec, i, label, sizeof(label));
+		tap_sink_repeat(s, ' ', val_space - n);
+		tap_sink_put(s, label, n);
+		tap_sink_put(s, " |", 2);
+		bar = (int)div64_s64(d->hist[i], scale);
+		tap_sink_repeat(s, '@', bar);
+		tap_sink_repeat(s, ' ', TAP_HIST_WIDTH - bar + 1 + cnt_space -
+				tap_num_width(d->hist[i]));
+		n = snprintf(label, sizeof(label), "%lld", (long long)d->hist[i]);
+		tap_sink_put(s, label, n);
+		tap_sink_put(s, "\n", 1);
+	}
+	tap_sink_put(s, "\n", 1);
+}
+
+size_t tap_hist_sprint(char *buf, size_t size, const struct tap_hist_spec *spec,
+		       const struct tap_stat_data *d)
+{
+	struct tap_hist_sink s = { .buf = buf, .size = size };
+
+	if (!size)
+		return 0;
+	if (spec->type != TAP_HIST_NONE && d)
+		tap_hist_render(&s, spec, d);
+	buf[s.len] = '\0';
+	return s.len;
+}
+
+void tap_hist_print(struct tap_context *c, const struct tap_hist_spec *spec,
+		    const struct tap_stat_data *d)
+{
+	struct tap_hist_sink s = { .c = c };
+
+	if (spec->type != TAP_HIST_NONE && d)
+		tap_hist_render(&s, spec, d);
+}

@@ -1,0 +1,68 @@
+/*
+ * stat.h - statistics (x <<< v): count, sum, min, max, a scaled mean and
+ * sum of squared deviations for @variance (Welford, integer), and an
+ * optional histogram.  Each CPU accumulates its own partial; readers merge
+ * them (tap_stat_get) into a snapshot.
+ */
+#ifndef TAP_STAT_H
+#define TAP_STAT_H
+
+enum tap_hist_type { TAP_HIST_NONE, TAP_HIST_LOG, TAP_HIST_LINEAR };
+
+/* What a statistic accumulates; fixed per global by the translator. */
+struct tap_hist_spec {
+	int type;		/* enum tap_hist_type */
+	int64_t start, stop, interval;	/* @hist_linear(v, start, stop, interval) */
+	int var_shift;		/* @variance(v, shift): 0..62 */
+	int buckets;		/* filled in by tap_hist_spec_init */
+};
+
+#define TAP_HIST_LOG_BUCKETS 128	/* -2^63 .. -1, 0, 1 .. 2^62 */
+#define TAP_HIST_LOG_ZERO 64		/* the bucket of 0 */
+#define TAP_HIST_WIDTH 50		/* '@' columns of a printed histogram */
+
+struct tap_stat_data {
+	int64_t count, sum, min, max;
+	int64_t avg_s;		/* mean << var_shift */
+	int64_t m2;		/* sum of squared deviations, scaled by 4^shift */
+	int64_t hist[];
+};
+
+enum tap_stat_op {
+	TAP_STAT_COUNT, TAP_STAT_SUM, TAP_STAT_MIN, TAP_STAT_MAX,
+	TAP_STAT_AVG, TAP_STAT_VARIANCE,
+};
+
+struct tap_stat {
+	struct tap_hist_spec spec;
+	size_t dsize;		/* sizeof(struct tap_stat_data) + buckets */
+	size_t stride;		/* per-CPU partials, cache-line apart */
+	char *cpu;
+	struct tap_stat_data *agg;	/* merged snapshot */
+};
+
+int tap_hist_spec_init(struct tap_hist_spec *spec);
+size_t tap_stat_data_size(const struct tap_hist_spec *spec);
+void tap_stat_data_add(const struct tap_hist_spec *spec, struct tap_stat_data *d, int64_t v);
+void tap_stat_data_merge(const struct tap_hist_spec *spec, struct tap_stat_data *agg,
+			 const struct tap_stat_data *d);
+int tap_hist_bucket_of(const struct tap_hist_spec *spec, int64_t v);
+
+struct tap_stat *tap_stat_create(const struct tap_hist_spec *spec);
+void tap_stat_destroy(struct tap_stat *s);
+void tap_stat_add(struct tap_stat *s, int64_t v);
+const struct tap_stat_data *tap_stat_get(struct tap_stat *s);
+void tap_stat_clear(struct tap_stat *s);
+
+struct tap_context;
+int tap_stat_extract(struct tap_context *c, const struct tap_hist_spec *spec,
+		     const struct tap_stat_data *d, int op, int64_t *out);
+int tap_hist_nbuckets(const struct tap_hist_spec *spec);
+int tap_hist_bucket(struct tap_context *c, const struct tap_hist_spec *spec,
+		    const struct tap_stat_data *d, int64_t i, int64_t *out);
+size_t tap_hist_sprint(char *buf, size_t size, const struct tap_hist_spec *spec,
+		       const struct tap_stat_data *d);
+void tap_hist_print(struct tap_context *c, const struct tap_hist_spec *spec,
+		    const struct tap_stat_data *d);
+
+#endif /* TAP_STAT_H */

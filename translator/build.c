@@ -1,0 +1,1045 @@
+/* build.c - pass 4: the generated C file becomes NAME.ko through the
+ * target kernel's own kbuild (make -C TREE M=DIR modules), after the
+ * feature probes told the runtime which kernel APIs the target has.
+ * Built modules and feature headers are cached by content hash. */
+#include "build.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ================= SHA-256 (FIPS 180-4) ================= */
+
+static const uint32_t sha256_k[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+	0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+	0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+#define ROR32(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+
+void sha256_init(Sha256 *s)
+{
+	static const uint32_t iv[8] = {
+		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+	};
+	memcpy(s->h, iv, sizeof iv);
+	s->bytes = 0;
+	s->fill = 0;
+}
+
+static void sha256_block(Sha256 *s, const unsigned char *p)
+{
+	uint32_t w[64], v[8];
+	for (int i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (int i = 16; i < 64; i++) {
+		uint32_t s0 = ROR32(w[i - 15], 7) ^ ROR32(w[i - 15], 18) ^ (w[i - 15] >> 3);
+		uint32_t s1 = ROR32(w[i - 2], 17) ^ ROR32(w[i - 2], 19) ^ (w[i - 2] >> 10);
+		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+	}
+	memcpy(v, s->h, sizeof v);
+	for (int i = 0; i < 64; i++) {
+		uint32_t e = v[4], a = v[0];
+		uint32_t t1 = v[7] + (ROR32(e, 6) ^ ROR32(e, 11) ^ ROR32(e, 25)) +
+			      ((e & v[5]) ^ (~e & v[6])) + sha256_k[i] + w[i];
+		uint32_t t2 = (ROR32(a, 2) ^ ROR32(a, 13) ^ ROR32(a, 22)) +
+			      ((a & v[1]) ^ (a & v[2]) ^ (v[1] & v[2]));
+		memmove(v + 1, v, 7 * sizeof v[0]);
+		v[4] += t1;
+		v[0] = t1 + t2;
+	}
+	for (int i = 0; i < 8; i++)
+		s->h[i] += v[i];
+}
+
+void sha256_update(Sha256 *s, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	s->bytes += len;
+	while (len) {
+		size_t n = 64 - s->fill;
+		if (n > len)
+			n = len;
+		memcpy(s->block + s->fill, p, n);
+		s->fill += n;
+		p += n;
+		len -= n;
+		if (s->fill == 64) {
+			sha256_block(s, s->block);
+			s->fill = 0;
+		}
+	}
+}
+
+void sha256_final(Sha256 *s, unsigned char digest[32])
+{
+	uint64_t bits = s->bytes * 8;
+	unsigned char pad = 0x80, len_be[8];
+	sha256_update(s, &pad, 1);
+	pad = 0;
+	while (s->fill != 56)
+		sha256_update(s, &pad, 1);
+	for (int i = 0; i < 8; i++)
+		len_be[i] = bits >> (56 - 8 * i);
+	sha256_update(s, len_be, 8);
+	for (int i = 0; i < 8; i++) {
+		digest[4 * i] = s->h[i] >> 24;
+		digest[4 * i + 1] = s->h[i] >> 16;
+		digest[4 * i + 2] = s->h[i] >> 8;
+		digest[4 * i + 3] = s->h[i];
+	}
+}
+
+const char *sha256_hex(Sha256 *s, int hex_len)
+{
+	unsigned char d[32];
+	sha256_final(s, d);
+	if (hex_len > 64)
+		hex_len = 64;
+	char *r = xalloc(hex_len + 1);
+	for (int i = 0; i < hex_len; i++)
+		r[i] = "0123456789abcdef"[i % 2 ? d[i / 2] & 15 : d[i / 2] >> 4];
+	return r;
+}
+
+/* A string and its terminator, so "ab"+"c" and "a"+"bc" hash apart. */
+static void hash_str(Sha256 *s, const char *str)
+{
+	str = str ? str : "";
+	sha256_update(s, str, strlen(str) + 1);
+}
+
+/* ================= files and folders ================= */
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Whole file into the arena, NUL-terminated; NULL with errno set. */
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	StrBuf sb = { 0 };
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		sb_putn(&sb, buf, n);
+	int err = ferror(f) ? EIO : 0;
+	fclose(f);
+	if (err) {
+		sb_free(&sb);
+		errno = err;
+		return NULL;
+	}
+	char *r = xstrndup(sb_cstr(&sb), sb.len);
+	if (len)
+		*len = sb.len;
+	sb_free(&sb);
+	return r;
+}
+
+static bool hash_file(Sha256 *s, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		sha256_update(s, buf, n);
+	fclose(f);
+	return true;
+}
+
+static bool write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* Write DATA to PATH through a temporary file in the same folder and a
+ * rename, so a reader never sees half a file. */
+static bool write_file_atomic(const char *path, const char *data, size_t len)
+{
+	char *tmp = xsprintf("%s.tmpXXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return false;
+	bool ok = write_all(fd, data, len) && fchmod(fd, 0644) == 0;
+	ok = close(fd) == 0 && ok;
+	if (ok && rename(tmp, path) == 0)
+		return true;
+	int e = errno;
+	unlink(tmp);
+	errno = e;
+	return false;
+}
+
+static bool write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return false;
+	bool ok = fputs(text, f) >= 0;
+	return fclose(f) == 0 && ok;
+}
+
+static bool copy_file(const char *from, const char *to)
+{
+	size_t len;
+	char *data = read_file(from, &len);
+	return data && write_file_atomic(to, data, len);
+}
+
+static bool mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0755) != 0 && errno != EEXIST)
+			return false;
+		*s = '/';
+	}
+	return mkdir(p, 0755) == 0 || errno == EEXIST;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Names in DIR that start with PREFIX and end with SUFFIX, sorted. */
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static Vec list_dir(const char *dir, const char *prefix, const char *suffix)
+{
+	Vec v = { 0 };
+	DIR *d = opendir(dir);
+	if (!d)
+		return v;
+	size_t pl = strlen(prefix), sl = strlen(suffix);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t nl = strlen(e->d_name);
+		if (e->d_name[0] == '.' || nl < pl + sl || strncmp(e->d_name, prefix, pl) ||
+		    strcmp(e->d_name + nl - sl, suffix))
+			continue;
+		vec_push(&v, xstrdup(e->d_name));
+	}
+	closedir(d);
+	if (v.len)
+		qsort(v.data, v.len, sizeof v.data[0], cmp_str);
+	return v;
+}
+
+static const char *tmp_root(void)
+{
+	const char *t = getenv("TMPDIR");
+	return t && *t ? t : "/tmp";
+}
+
+static const char *make_tmpdir(const char *stem)
+{
+	char *d = xsprintf("%s/%sXXXXXX", tmp_root(), stem);
+	if (!mkdtemp(d)) {
+		error_plain(_("cannot make a build folder in %s: %s"), tmp_root(),
+			    strerror(errno));
+		return NULL;
+	}
+	return d;
+}
+
+/* Remove a build folder, or with -k say where it stays. */
+static void finish_tmpdir(const char *dir)
+{
+	if (sess.keep_tmpdir)
+		fprintf(stderr, _("Keeping temporary folder \"%s\"\n"), dir);
+	else
+		remove_tree(dir);
+}
+
+/* ================= where things are ================= */
+
+const char *runtime_source_dir(void)
+{
+	static const char *dir;
+	if (dir)
+		return dir;
+	if (sess.runtime_dir && *sess.runtime_dir)
+		return dir = sess.runtime_dir;
+	const char *env = getenv("SYSTEMTAP_RUNTIME");
+	if (env && *env)
+		return dir = env;
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = 0;
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = 0;
+			const char *d = xsprintf("%s/runtime", exe);
+			if (is_dir(d))
+				return dir = d;
+		}
+	}
+	return dir = PKGDATADIR "/runtime";
+}
+
+const char *kernel_build_tree(void)
+{
+	static const char *tree;
+	if (tree)
+		return tree;
+	const char *t = sess.kernel_build_dir ? sess.kernel_build_dir
+		: xsprintf("/lib/modules/%s/build", target_release());
+	char real[PATH_MAX];
+	return tree = realpath(t, real) ? xstrdup(real) : t;
+}
+
+/* The tree must have a kbuild Makefile; say which package gives it. */
+static bool check_build_tree(void)
+{
+	const char *tree = kernel_build_tree();
+	if (is_file(xsprintf("%s/Makefile", tree)))
+		return true;
+	if (sess.kernel_build_dir)
+		error_plain(_("'%s' is not a kernel build tree (it has no Makefile)"), tree);
+	else
+		error_plain(_("no kernel build tree for %s at %s: install the package "
+			      "linux-headers-%s, or give -r DIR"),
+			    target_release(), tree, target_release());
+	return false;
+}
+
+/* The tree changes (a new headers package, a rebuilt tree) show in the
+ * size and time of its configuration header and symbol versions. */
+static void hash_tree_identity(Sha256 *s)
+{
+	const char *tree = kernel_build_tree();
+	hash_str(s, target_release());
+	hash_str(s, tree);
+	hash_str(s, target_arch());
+	const char *stamps[] = { "include/generated/autoconf.h", "Module.symvers",
+				 "include/config/kernel.release" };
+	for (size_t i = 0; i < sizeof stamps / sizeof stamps[0]; i++) {
+		struct stat st;
+		char buf[96] = "-";
+		if (stat(xsprintf("%s/%s", tree, stamps[i]), &st) == 0)
+			snprintf(buf, sizeof buf, "%lld.%09ld:%lld",
+				 (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+				 (long long)st.st_size);
+		hash_str(s, buf);
+	}
+	for (int i = 0; i < sess.make_vars.len; i++)
+		hash_str(s, vec_get(&sess.make_vars, i));
+}
+
+/* ================= the cache ================= */
+
+static bool cache_off;
+/* The cache grows to this many bytes of modules before the least recently
+ * used ones go. */
+#define CACHE_LIMIT_BYTES (256LL << 20)
+
+void build_cache_disable(void)
+{
+	cache_off = true;
+}
+
+const char *build_cache_dir(void)
+{
+	static const char *dir;
+	if (cache_off)
+		return NULL;
+	if (dir)
+		return dir;
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	if (xdg && xdg[0] == '/')
+		return dir = xsprintf("%s/tapc", xdg);
+	const char *home = getenv("HOME");
+	if (!home || home[0] != '/') {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+	}
+	if (!home)
+		return NULL;
+	return dir = xsprintf("%s/.cache/tapc", home);
+}
+
+/* DIR/SUB, made if missing; NULL (and a -v note) when it cannot be. */
+static const char *cache_subdir(const char *sub)
+{
+	const char *base = build_cache_dir();
+	if (!base)
+		return NULL;
+	const char *d = xsprintf("%s/%s", base, sub);
+	if (!mkdir_p(d)) {
+		verbose(1, _("Pass 4: cache folder %s is not usable (%s); not caching\n"),
+			d, strerror(errno));
+		return NULL;
+	}
+	return d;
+}
+
+int build_cache_clean(void)
+{
+	const char *base = build_cache_dir();
+	int n = 0;
+	if (!base)
+		return 0;
+	const char *subs[] = { "modules", "features" };
+	for (int i = 0; i < 2; i++) {
+		const char *d = xsprintf("%s/%s", base, subs[i]);
+		Vec names = list_dir(d, "", "");
+		for (int j = 0; j < names.len; j++)
+			if (unlink(xsprintf("%s/%s", d, (char *)vec_get(&names, j))) == 0)
+				n++;
+	}
+	return n;
+}
+
+static const char *hash_runtime_sources(void)
+{
+	static const char *digest;
+	if (digest)
+		return digest;
+	/* Every file of the runtime, in name order, with its relative path:
+	 * an edit anywhere in it makes every cached module stale. */
+	Sha256 s;
+	sha256_init(&s);
+	Vec todo = { 0 };
+	vec_push(&todo, (void *)"");
+	const char *root = runtime_source_dir();
+	while (todo.len) {
+		const char *rel = vec_pop(&todo);
+		const char *dir = *rel ? xsprintf("%s/%s", root, rel) : root;
+		Vec names = list_dir(dir, "", "");
+		for (int i = 0; i < names.len; i++) {
+			const char *name = vec_get(&names, i);
+			const char *r = *rel ? xsprintf("%s/%s", rel, name) : name;
+			const char *full = xsprintf("%s/%s", root, r);
+			if (is_dir(full)) {
+				vec_push(&todo, (void *)r);
+			} else if (is_file(full)) {
+				hash_str(&s, r);
+				hash_file(&s, full);
+			}
+		}
+	}
+	return digest = sha256_hex(&s, 64);
+}
+
+const char *build_cache_key(const char *text, size_t len, const char *module_name)
+{
+	Sha256 s;
+	sha256_init(&s);
+	hash_str(&s, "tapc module v1");
+	hash_str(&s, PACKAGE_VERSION);
+	hash_str(&s, module_name);
+	hash_str(&s, hash_runtime_sources());
+	hash_tree_identity(&s);
+	for (int i = 0; i < sess.defines.len; i++) {
+		Define *d = vec_get(&sess.defines, i);
+		hash_str(&s, d->name);
+		hash_str(&s, d->value ? d->value : "\1");
+	}
+	char n[32];
+	snprintf(n, sizeof n, "%zu", len);
+	hash_str(&s, n);
+	sha256_update(&s, text, len);
+	return sha256_hex(&s, 32);
+}
+
+const char *build_cache_lookup(const char *key)
+{
+	const char *base = build_cache_dir();
+	if (!base)
+		return NULL;
+	const char *p = xsprintf("%s/modules/%s.ko", base, key);
+	if (!is_file(p))
+		return NULL;
+	utimensat(AT_FDCWD, p, NULL, 0);   /* recently used: pruned last */
+	return p;
+}
+
+struct cached { const char *path; time_t mtime; long long size; };
+
+static int cmp_mtime(const void *a, const void *b)
+{
+	const struct cached *x = *(struct cached *const *)a, *y = *(struct cached *const *)b;
+	return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
+}
+
+/* Drop the least recently used modules while the cache is over its
+ * limit; the one just stored (KEEP) stays. */
+static void prune_cache(const char *dir, const char *keep)
+{
+	Vec names = list_dir(dir, "", ".ko"), all = { 0 };
+	long long total = 0;
+	for (int i = 0; i < names.len; i++) {
+		struct cached *c = NEW(struct cached);
+		struct stat st;
+		c->path = xsprintf("%s/%s", dir, (char *)vec_get(&names, i));
+		if (stat(c->path, &st) != 0)
+			continue;
+		c->mtime = st.st_mtime;
+		c->size = st.st_size;
+		total += c->size;
+		vec_push(&all, c);
+	}
+	if (total <= CACHE_LIMIT_BYTES)
+		return;
+	qsort(all.data, all.len, sizeof all.data[0], cmp_mtime);
+	for (int i = 0; i < all.len && total > CACHE_LIMIT_BYTES * 3 / 4; i++) {
+		struct cached *c = vec_get(&all, i);
+		if (strcmp(c->path, keep) && unlink(c->path) == 0)
+			total -= c->size;
+	}
+}
+
+const char *build_cache_store(const char *key, const char *ko_path)
+{
+	const char *dir = cache_subdir("modules");
+	if (!dir)
+		return NULL;
+	const char *p = xsprintf("%s/%s.ko", dir, key);
+	if (!copy_file(ko_path, p)) {
+		verbose(1, _("Pass 4: cannot cache the module as %s: %s\n"), p,
+			strerror(errno));
+		return NULL;
+	}
+	prune_cache(dir, p);
+	return p;
+}
+
+const char *build_deliver(const char *ko_path, const char *module_name)
+{
+	if (!sess.module_name)
+		return ko_path;
+	const char *out = xsprintf("%s.ko", module_name);
+	if (!copy_file(ko_path, out)) {
+		error_plain(_("cannot write module '%s': %s"), out, strerror(errno));
+		return NULL;
+	}
+	return out;
+}
+
+/* ================= running kbuild ================= */
+
+/* make -C TREE M=DIR [-B values] ARGS..., its output collected in LOG
+ * (and shown as it comes with -vvv).  Returns make's exit status, or -1
+ * when it could not run. */
+static int run_kbuild(const char *dir, const char **args, int nargs, StrBuf *log)
+{
+	Vec argv = { 0 };
+	vec_push(&argv, (void *)"make");
+	vec_push(&argv, (void *)"-C");
+	vec_push(&argv, (void *)kernel_build_tree());
+	vec_push(&argv, xsprintf("M=%s", dir));
+	for (int i = 0; i < sess.make_vars.len; i++)
+		vec_push(&argv, vec_get(&sess.make_vars, i));
+	if (sess.vp[3] >= 3)
+		vec_push(&argv, (void *)"V=1");
+	for (int i = 0; i < nargs; i++)
+		vec_push(&argv, (void *)args[i]);
+	vec_push(&argv, NULL);
+
+	if (sess.vp[3] >= 2) {
+		StrBuf cmd = { 0 };
+		for (int i = 0; i < argv.len - 1; i++)
+			sb_printf(&cmd, "%s%s", i ? " " : "", (char *)vec_get(&argv, i));
+		fprintf(stderr, _("Pass 4: running %s\n"), sb_cstr(&cmd));
+		sb_free(&cmd);
+	}
+
+	int pfd[2];
+	if (pipe(pfd) != 0)
+		return -1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		/* An outer make (a test suite) must not leak its jobserver or
+		 * flags into kbuild; messages stay in one language so they
+		 * can be filtered. */
+		unsetenv("MAKEFLAGS");
+		unsetenv("MFLAGS");
+		unsetenv("MAKELEVEL");
+		unsetenv("MAKEOVERRIDES");
+		unsetenv("GNUMAKEFLAGS");
+		setenv("LC_ALL", "C", 1);
+		execvp("make", (char **)argv.data);
+		fprintf(stderr, "cannot run make: %s\n", strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	char buf[8192];
+	ssize_t n;
+	while ((n = read(pfd[0], buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		sb_putn(log, buf, n);
+		if (sess.vp[3] >= 3)
+			fwrite(buf, 1, n, stderr);
+	}
+	close(pfd[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
+	return -1;
+}
+
+/* kbuild's progress lines ("  CC [M]  x.o"), make's own, BTF notes. */
+static bool is_kbuild_chatter(const char *line)
+{
+	if (!strncmp(line, "make[", 5) || !strncmp(line, "make:", 5))
+		return true;
+	if (line[0] == ' ' && line[1] == ' ' && isupper((unsigned char)line[2]))
+		return true;
+	return !strncmp(line, "Skipping BTF", 12);
+}
+
+/* Print what the compiler and modpost said, with DIR/ taken out of file
+ * names so a #line place reads "script.stp:3:5: error: ..." and a place in
+ * the generated code "NAME.c:120:3: ...".  When nothing is left (make
+ * itself failed), the log's tail is shown instead. */
+static void show_build_errors(const char *log, const char *dir, bool tail_if_empty)
+{
+	const char *prefix = xsprintf("%s/", dir);
+	size_t plen = strlen(prefix);
+	StrBuf out = { 0 };
+	for (const char *p = log; *p;) {
+		const char *eol = strchr(p, '\n');
+		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+		char *line = xstrndup(p, n);
+		p += n + (eol ? 1 : 0);
+		if (is_kbuild_chatter(line))
+			continue;
+		for (char *q = line; *q;) {
+			char *hit = strstr(q, prefix);
+			if (!hit) {
+				sb_puts(&out, q);
+				break;
+			}
+			sb_putn(&out, q, hit - q);
+			q = hit + plen;
+		}
+		sb_putc(&out, '\n');
+	}
+	if (out.len) {
+		fputs(sb_cstr(&out), stderr);
+	} else if (tail_if_empty) {
+		/* the last lines say why make stopped */
+		const char *tail = log + strlen(log);
+		for (int lines = 0; tail > log && lines < 16; )
+			if (*--tail == '\n' && tail[1])
+				lines++;
+		fputs(tail, stderr);
+		if (*log && log[strlen(log) - 1] != '\n')
+			fputc('\n', stderr);
+	}
+	sb_free(&out);
+}
+
+/* A value for a Kbuild line: quoted for the shell that runs the compiler,
+ * with make's '$' and '#' escaped. */
+static void put_kbuild_word(StrBuf *sb, const char *w)
+{
+	sb_putc(sb, '\'');
+	for (; *w; w++) {
+		if (*w == '\'')
+			sb_puts(sb, "'\\''");
+		else if (*w == '$')
+			sb_puts(sb, "$$");
+		else if (*w == '#')
+			sb_puts(sb, "\\#");
+		else
+			sb_putc(sb, *w);
+	}
+	sb_putc(sb, '\'');
+}
+
+/* ================= feature probes ================= */
+
+/* Symbols a probe needs exported: the words after "exports:" on one of
+ * its lines (up to the end of a comment). */
+static Vec probe_exports(const char *text)
+{
+	Vec v = { 0 };
+	const char *p = strstr(text, "exports:");
+	if (!p)
+		return v;
+	p += 8;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		const char *s = p;
+		while (isalnum((unsigned char)*p) || *p == '_')
+			p++;
+		if (p == s)
+			break;
+		vec_push(&v, xstrndup(s, p - s));
+	}
+	return v;
+}
+
+/* Is every symbol in NEED exported by the tree (Module.symvers)? */
+static bool tree_exports(const char *symvers, Vec *need)
+{
+	for (int i = 0; i < need->len; i++) {
+		const char *sym = vec_get(need, i);
+		bool found = false;
+		/* lines: CRC <tab> SYMBOL <tab> MODULE <tab> EXPORT... */
+		for (const char *p = symvers; p && *p && !found;) {
+			const char *t = strchr(p, '\t');
+			const char *eol = strchr(p, '\n');
+			if (t && (!eol || t < eol)) {
+				size_t n = strlen(sym);
+				found = !strncmp(t + 1, sym, n) && t[1 + n] == '\t';
+			}
+			p = eol ? eol + 1 : NULL;
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* "have_proc_ops.c" -> "TAP_HAVE_PROC_OPS" */
+static const char *feature_macro(const char *file)
+{
+	size_t n = strlen(file) - 2;
+	char *m = xsprintf("TAP_%.*s", (int)n, file);
+	for (char *p = m; *p; p++)
+		*p = toupper((unsigned char)*p);
+	return m;
+}
+
+static const char *features_key(const char *fdir, Vec *probes)
+{
+	Sha256 s;
+	sha256_init(&s);
+	hash_str(&s, "tapc features v1");
+	hash_str(&s, PACKAGE_VERSION);
+	hash_tree_identity(&s);
+	for (int i = 0; i < probes->len; i++) {
+		const char *name = vec_get(probes, i);
+		hash_str(&s, name);
+		hash_file(&s, xsprintf("%s/%s", fdir, name));
+	}
+	return sha256_hex(&s, 32);
+}
+
+/* Compile every probe in one kbuild run: each its own object, -k so one
+ * failure does not stop the others, -Werror so a changed signature that
+ * would only warn counts as missing. */
+static const char *run_feature_probes(const char *fdir, Vec *probes)
+{
+	const char *dir = make_tmpdir("tapc-features");
+	if (!dir)
+		return NULL;
+	StrBuf kb = { 0 }, hdr = { 0 }, log = { 0 };
+	sb_puts(&kb, "# feature probes, generated by tapc\nccflags-y := -Werror\nobj-m :=");
+	Vec texts = { 0 };
+	const char **args = xalloc((probes->len + 3) * sizeof *args);
+	int nargs = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	args[nargs++] = "-k";
+	args[nargs++] = xsprintf("-j%ld", ncpu < 1 ? 1 : ncpu > 16 ? 16 : ncpu);
+	for (int i = 0; i < probes->len; i++) {
+		const char *name = vec_get(probes, i);
+		size_t len;
+		char *text = read_file(xsprintf("%s/%s", fdir, name), &len);
+		if (!text || !write_file(xsprintf("%s/%s", dir, name), text)) {
+			error_plain(_("cannot copy feature probe %s/%s: %s"), fdir, name,
+				    strerror(errno));
+			remove_tree(dir);
+			return NULL;
+		}
+		vec_push(&texts, text);
+		const char *obj = xsprintf("%.*s.o", (int)strlen(name) - 2, name);
+		sb_printf(&kb, " %s", obj);
+		args[nargs++] = obj;
+	}
+	sb_putc(&kb, '\n');
+	if (!write_file(xsprintf("%s/Kbuild", dir), sb_cstr(&kb))) {
+		error_plain(_("cannot write %s/Kbuild: %s"), dir, strerror(errno));
+		remove_tree(dir);
+		return NULL;
+	}
+	int st = run_kbuild(dir, args, nargs, &log);
+	if (st < 0 || !is_file(xsprintf("%s/baseline.o", dir))) {
+		/* The probe that needs nothing failed: the tree itself is
+		 * broken, and every answer would be wrong. */
+		show_build_errors(sb_cstr(&log), dir, true);
+		error_plain(_("the kernel build tree %s cannot compile even an empty "
+			      "feature probe"), kernel_build_tree());
+		finish_tmpdir(dir);
+		return NULL;
+	}
+	char *symvers = read_file(xsprintf("%s/Module.symvers", kernel_build_tree()), NULL);
+	sb_printf(&hdr, "/* tap_features.h - what the kernel API of %s offers, found by\n"
+		  " * compiling runtime/features/ against %s.\n"
+		  " * Generated by tapc; do not edit. */\n"
+		  "#ifndef TAP_FEATURES_H\n#define TAP_FEATURES_H\n\n",
+		  target_release(), kernel_build_tree());
+	int have = 0, total = 0;
+	for (int i = 0; i < probes->len; i++) {
+		const char *name = vec_get(probes, i);
+		if (strncmp(name, "have_", 5))
+			continue;
+		const char *obj = xsprintf("%s/%.*s.o", dir, (int)strlen(name) - 2, name);
+		Vec need = probe_exports(vec_get(&texts, i));
+		bool ok = is_file(obj) && (!need.len || (symvers && tree_exports(symvers, &need)));
+		total++;
+		have += ok;
+		if (ok)
+			sb_printf(&hdr, "#define %s 1\n", feature_macro(name));
+		else
+			sb_printf(&hdr, "/* #undef %s */\n", feature_macro(name));
+	}
+	sb_puts(&hdr, "\n#endif\n");
+	verbose(2, _("Pass 4: feature probes: %d of %d present in %s\n"), have, total,
+		kernel_build_tree());
+	const char *text = xstrdup(sb_cstr(&hdr));
+	sb_free(&kb);
+	sb_free(&hdr);
+	sb_free(&log);
+	finish_tmpdir(dir);
+	return text;
+}
+
+const char *build_features_header(void)
+{
+	static const char *path;
+	if (path)
+		return path;
+	const char *fdir = xsprintf("%s/features", runtime_source_dir());
+	Vec probes = list_dir(fdir, "", ".c");
+	bool baseline = false;
+	for (int i = 0; i < probes.len; i++)
+		baseline |= !strcmp(vec_get(&probes, i), "baseline.c");
+	if (!baseline) {
+		error_plain(_("the runtime in %s has no features/baseline.c; "
+			      "is -R or SYSTEMTAP_RUNTIME right?"), runtime_source_dir());
+		return NULL;
+	}
+	if (!check_build_tree())
+		return NULL;
+	const char *key = features_key(fdir, &probes);
+	const char *cdir = cache_subdir("features");
+	if (cdir && is_file(xsprintf("%s/%s.h", cdir, key))) {
+		verbose(2, _("Pass 4: using cached feature header %s/%s.h\n"), cdir, key);
+		return path = xsprintf("%s/%s.h", cdir, key);
+	}
+	const char *text = run_feature_probes(fdir, &probes);
+	if (!text)
+		return NULL;
+	if (cdir && write_file_atomic(xsprintf("%s/%s.h", cdir, key), text, strlen(text)))
+		return path = xsprintf("%s/%s.h", cdir, key);
+	/* no cache: a private copy for this run */
+	const char *dir = make_tmpdir("tapc-features");
+	if (!dir)
+		return NULL;
+	const char *p = xsprintf("%s/tap_features.h", dir);
+	if (!write_file(p, text)) {
+		error_plain(_("cannot write %s: %s"), p, strerror(errno));
+		return NULL;
+	}
+	return path = p;
+}
+
+/* ================= pass 4 ================= */
+
+static bool valid_module_name(const char *s)
+{
+	if (!*s || isdigit((unsigned char)*s) || strlen(s) > 55)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* The Kbuild file: one module of one object; the runtime is found
+ * as "tap.h" (-I RUNTIME) or "runtime/tap.h" (a link in the folder). */
+static const char *kbuild_text(const char *dir, const char *module_name)
+{
+	StrBuf sb = { 0 };
+	sb_printf(&sb, "# generated by tapc\nobj-m := %s.o\nccflags-y += -I", module_name);
+	put_kbuild_word(&sb, dir);
+	sb_puts(&sb, " -I");
+	put_kbuild_word(&sb, runtime_source_dir());
+	for (int i = 0; i < sess.defines.len; i++) {
+		Define *d = vec_get(&sess.defines, i);
+		sb_putc(&sb, ' ');
+		put_kbuild_word(&sb, d->value ? xsprintf("-D%s=%s", d->name, d->value)
+						: xsprintf("-D%s", d->name));
+	}
+	sb_putc(&sb, '\n');
+	const char *r = xstrdup(sb_cstr(&sb));
+	sb_free(&sb);
+	return r;
+}
+
+static bool prepare_build_dir(const char *dir, const char *c_text, size_t len,
+			      const char *module_name, const char *features)
+{
+	const char *c_path = xsprintf("%s/%s.c", dir, module_name);
+	int fd = open(c_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	bool ok = fd >= 0 && write_all(fd, c_text, len);
+	if (fd >= 0)
+		ok = close(fd) == 0 && ok;
+	ok = ok && write_file(xsprintf("%s/Kbuild", dir), kbuild_text(dir, module_name));
+	ok = ok && copy_file(features, xsprintf("%s/tap_features.h", dir));
+	ok = ok && symlink(runtime_source_dir(), xsprintf("%s/runtime", dir)) == 0;
+	if (!ok)
+		error_plain(_("cannot prepare the build folder %s: %s"), dir, strerror(errno));
+	return ok;
+}
+
+const char *build_module(const char *c_file, const char *module_name)
+{
+	if (!valid_module_name(module_name)) {
+		error_plain(_("invalid module name '%s': use letters, digits and '_', "
+			      "at most 55 characters"), module_name);
+		return NULL;
+	}
+	for (int i = 0; i < sess.defines.len; i++) {
+		Define *d = vec_get(&sess.defines, i);
+		if (d->value && strchr(d->value, '\n')) {
+			error_plain(_("-D %s: a value cannot hold a newline"), d->name);
+			return NULL;
+		}
+	}
+	size_t len;
+	char *text = read_file(c_file, &len);
+	if (!text) {
+		error_plain(_("cannot read '%s': %s"), c_file, strerror(errno));
+		return NULL;
+	}
+	if (!is_dir(runtime_source_dir())) {
+		error_plain(_("runtime folder '%s' not found (use -R DIR or set "
+			      "SYSTEMTAP_RUNTIME)"), runtime_source_dir());
+		return NULL;
+	}
+	if (!check_build_tree())
+		return NULL;
+
+	const char *key = build_cache_key(text, len, module_name);
+	/* -k asks for the build folder, so it always builds. */
+	const char *hit = sess.keep_tmpdir ? NULL : build_cache_lookup(key);
+	if (hit) {
+		verbose(1, _("Pass 4: using cached %s\n"), hit);
+		return build_deliver(hit, module_name);
+	}
+
+	const char *features = build_features_header();
+	if (!features)
+		return NULL;
+	const char *dir = make_tmpdir("tapc");
+	if (!dir)
+		return NULL;
+	if (!prepare_build_dir(dir, text, len, module_name, features)) {
+		finish_tmpdir(dir);
+		return NULL;
+	}
+	StrBuf log = { 0 };
+	const char *args[] = { "modules" };
+	int st = run_kbuild(dir, args, 1, &log);
+	const char *ko = xsprintf("%s/%s.ko", dir, module_name);
+	if (st != 0 || !is_file(ko)) {
+		show_build_errors(sb_cstr(&log), dir, true);
+		if (st < 0)
+			error_plain(_("cannot run make for the kernel build tree %s"),
+				    kernel_build_tree());
+		else
+			error_plain(_("building module '%s' for kernel %s failed%s"),
+				    module_name, target_release(),
+				    sess.keep_tmpdir ? "" : _(" (-k keeps the build folder)"));
+		sb_free(&log);
+		finish_tmpdir(dir);
+		return NULL;
+	}
+	if (sess.vp[3] == 2)   /* the compiler's warnings; -vvv showed it all */
+		show_build_errors(sb_cstr(&log), dir, false);
+	sb_free(&log);
+
+	const char *cached = build_cache_store(key, ko);
+	const char *result = build_deliver(cached ? cached : ko, module_name);
+	if (!cached && !sess.module_name && result) {
+		/* Nowhere else holds the module: its folder stays. */
+		verbose(1, _("Pass 4: module kept in %s\n"), dir);
+		return result;
+	}
+	finish_tmpdir(dir);
+	return result;
+}
