@@ -36,7 +36,8 @@ static int cmp_name(const void *a, const void *b)
 /* Sort and drop duplicates. */
 void namelist_finish(NameList *l, Vec *names)
 {
-	qsort(names->data, names->len, sizeof(char *), cmp_name);
+	if (names->len > 1)
+		qsort(names->data, names->len, sizeof(char *), cmp_name);
 	int n = 0;
 	for (int i = 0; i < names->len; i++)
 		if (n == 0 || strcmp(names->data[i], names->data[n - 1]))
