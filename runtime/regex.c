@@ -315,10 +315,30 @@ static int re_emit(struct re_parser *ps, int op, int arg, int x, int y)
 
 static void re_gen(struct re_parser *ps, int n);
 
+/*
+ * Jumps still to be patched are chained through their own target field
+ * (0xffff ends the chain), so no per-level array sits on the stack.
+ */
+#define RE_NOFIX 0xffff
+
+static void re_patch_chain(struct tap_regex *re, int head, bool use_y, int target)
+{
+	while (head != RE_NOFIX) {
+		struct tap_re_inst *in = &re->inst[head];
+		int next = use_y ? in->y : in->x;
+
+		if (use_y)
+			in->y = target;
+		else
+			in->x = target;
+		head = next;
+	}
+}
+
 static void re_gen_alt(struct re_parser *ps, const struct re_node *nd)
 {
 	struct tap_regex *re = ps->re;
-	int jumps[RE_MAXNODES], njumps = 0, split, c, i;
+	int chain = RE_NOFIX, split, jmp, c;
 
 	for (c = nd->child; c >= 0 && !ps->err; c = ps->nodes[c].next) {
 		if (ps->nodes[c].next >= 0) {
@@ -327,20 +347,23 @@ static void re_gen_alt(struct re_parser *ps, const struct re_node *nd)
 				return;
 			re->inst[split].x = re->ninst;
 			re_gen(ps, c);
-			jumps[njumps++] = re_emit(ps, RE_JMP, 0, 0, 0);
+			jmp = re_emit(ps, RE_JMP, 0, chain, 0);
+			if (jmp < 0)
+				return;
+			chain = jmp;
 			re->inst[split].y = re->ninst;
 		} else {
 			re_gen(ps, c);
 		}
 	}
-	for (i = 0; i < njumps && !ps->err; i++)
-		re->inst[jumps[i]].x = re->ninst;
+	if (!ps->err)
+		re_patch_chain(re, chain, false, re->ninst);
 }
 
 static void re_gen_repeat(struct re_parser *ps, const struct re_node *nd)
 {
 	struct tap_regex *re = ps->re;
-	int i, split, loop, fix[RE_MAXREPEAT + 1], nfix = 0;
+	int i, split, loop, chain = RE_NOFIX;
 
 	for (i = 0; i < nd->min && !ps->err; i++)
 		re_gen(ps, nd->child);
@@ -356,16 +379,17 @@ static void re_gen_repeat(struct re_parser *ps, const struct re_node *nd)
 			re->inst[loop].y = re->ninst;
 		return;
 	}
+	/* x{m,n}: n - m optional copies, each skipping to the end */
 	for (i = nd->min; i < nd->max && !ps->err; i++) {
-		split = re_emit(ps, RE_SPLIT, 0, 0, 0);
+		split = re_emit(ps, RE_SPLIT, 0, 0, chain);
 		if (split < 0)
 			return;
 		re->inst[split].x = re->ninst;
-		fix[nfix++] = split;
+		chain = split;
 		re_gen(ps, nd->child);
 	}
-	for (i = 0; i < nfix && !ps->err; i++)
-		re->inst[fix[i]].y = re->ninst;
+	if (!ps->err)
+		re_patch_chain(re, chain, true, re->ninst);
 }
 
 /* Recursion only through groups and repeats, at most RE_MAXDEPTH deep. */

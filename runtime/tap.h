@@ -85,7 +85,7 @@
  * Output (tap_printf.h): tap_print(s), tap_print_n(c,data,len),
  *  tap_printf_spec(c, specs, nspecs, args, nargs)  (pre-parsed format:
  *  pass 3 emits a static const struct tap_fmt_spec[] table, see there),
- *  tap_sprintf_spec(buf,size,specs,...), tap_printf_fmt(c,fmt,args,nargs)
+ *  tap_format_spec(buf,size,specs,...) (sprintf), tap_printf_fmt(c,fmt,args,n)
  *  / tap_vsnprintf(buf,size,fmt,args,nargs) parse at run time (slower),
  *  tap_printf(fmt, ...) is kernel-printf style (for embedded C).
  *  Output goes into the transport's per-CPU print buffer; tap_context_exit

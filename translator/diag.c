@@ -73,7 +73,8 @@ void error_at(Loc loc, const char *fmt, ...)
 void warning_at(Loc loc, const char *fmt, ...)
 {
 	va_list ap;
-	if (sess.suppress_warnings && !sess.warnings_are_errors)
+	/* -w wins over -W, as with stap. */
+	if (sess.suppress_warnings)
 		return;
 	va_start(ap, fmt);
 	if (sess.warnings_are_errors) {
@@ -107,10 +108,12 @@ void error_plain(const char *fmt, ...)
 void warning_plain(const char *fmt, ...)
 {
 	va_list ap;
+	if (sess.suppress_warnings)
+		return;
 	va_start(ap, fmt);
 	if (sess.warnings_are_errors) {
 		verror_at(NOLOC, fmt, ap);
-	} else if (!sess.suppress_warnings) {
+	} else {
 		warning_count++;
 		if (!quiet)
 			report(NOLOC, _("warning"), "\033[1;35m", fmt, ap);

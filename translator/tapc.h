@@ -3,6 +3,12 @@
 #ifndef TAPC_H
 #define TAPC_H
 
+/* config.h first: it turns on the GNU/POSIX extensions every other
+ * header must see. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -212,7 +212,11 @@ static void check_format(Infer *in, Node *n)
 		}
 		if (arg < n->args.len) {
 			Node *a = vec_get(&n->args, arg);
-			want(a, value_of(in, a, t), t);
+			Type got = value_of(in, a, t);
+			if (reporting && t != TY_UNKNOWN && got != TY_UNKNOWN && got != t &&
+			    got != TY_STATS)
+				error_at(a->loc, _("%s: '%%%c' wants a %s, this is a %s"),
+					 n->name, *p, type_name(t), type_name(got));
 		}
 		arg++;
 	}

@@ -1,7 +1,7 @@
 /* class_create(name) since 6.4; before, class_create(THIS_MODULE, name). */
 #include <linux/device.h>
 
-static struct class * __maybe_unused tap_probe(void)
+static __maybe_unused struct class *tap_probe(void)
 {
 	return class_create("tap_probe");
 }
