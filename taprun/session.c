@@ -1,0 +1,987 @@
+/* session.c - one run of a module: load it, START it, stream its output
+ * until it ends, STOP it, report, unload it.
+ *
+ * The loop waits in ppoll() with the stop signals unblocked, so a signal
+ * only sets a flag and everything else runs with signals blocked.  Relay
+ * wakes a poller only when a whole sub-buffer is full, so the trace files
+ * are also read every POLL_MS.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "taprun.h"
+#include "merge.h"
+#include "../runtime/transport.h"
+
+#define DEBUGFS_DEFAULT	"/sys/kernel/debug"
+#define DEBUGFS_FS_MAGIC 0x64626720
+#define POLL_MS		100
+#define HELLO_WAIT_MS	10000
+#define UNLOAD_WAIT_MS	5000
+#define READ_BUDGET	(8u << 20)	/* per stream and round */
+#define READ_MIN	(64u << 10)
+
+struct session {
+	char name[64];			/* the kernel's module name */
+	bool loaded;
+	char dir[PATH_MAX];		/* transport directory */
+	int ctl;
+	struct tap_msg_hello hello;
+	struct merger merge;
+	FILE *out;
+	FILE **bulk;			/* per stream, -b */
+	bool *reported_broken;
+	pid_t child;			/* -c command, 0 if none */
+	int child_go;			/* write end: let the child exec */
+	bool started, stop_sent, done_seen, aborting, output_failed;
+	struct timespec t_start, t_done;
+	struct tap_msg_done done;
+	unsigned long error_msgs;
+	int status;			/* exit status so far */
+};
+
+static volatile sig_atomic_t sig_stop;	/* stop signals received */
+static volatile sig_atomic_t sig_child;
+static FILE *cur_out;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	sig_stop++;
+}
+
+static void on_child_signal(int sig)
+{
+	(void)sig;
+	sig_child = 1;
+}
+
+void flush_output(void)
+{
+	if (cur_out)
+		fflush(cur_out);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* Block the signals the loop handles; ppoll() unblocks them. */
+static void setup_signals(sigset_t *orig)
+{
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	struct sigaction sa;
+	sigset_t set;
+	size_t i;
+
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaddset(&set, stops[i]);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, orig);
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop_signal;
+	for (i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+		sigaction(stops[i], &sa, NULL);
+	sa.sa_handler = on_child_signal;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static void child_defaults(const sigset_t *orig)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, orig, NULL);
+}
+
+/* Split on blanks when cmd needs no shell, else run it with /bin/sh. */
+static void exec_command(const char *cmd)
+{
+	char *copy, *argv[256], *tok, *save = NULL;
+	int argc = 0;
+
+	if (strpbrk(cmd, "|&;<>()$`\\\"'*?[]#~={}\n")) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		return;
+	}
+	copy = strdup(cmd);
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, " \t", &save); tok && argc < 255;
+	     tok = strtok_r(NULL, " \t", &save))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	if (argc)
+		execvp(argv[0], argv);
+}
+
+/* Fork the -c command, held before exec until the probes are running
+ * (so they see it from its first instruction).  Returns its pid. */
+static pid_t spawn_command(const char *cmd, int *go_fd, const sigset_t *orig)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		msg_error(_("command '%s': cannot make a pipe: %s"), cmd,
+			  strerror(errno));
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		msg_error(_("command '%s': cannot fork: %s"), cmd,
+			  strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -EAGAIN;
+	}
+	if (pid == 0) {
+		close(p[1]);
+		child_defaults(orig);
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);	/* the loader gave up */
+		exec_command(cmd);
+		fprintf(stderr, _("ERROR: command '%s': cannot run it: %s\n"),
+			cmd, strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*go_fd = p[1];
+	return pid;
+}
+
+static void release_child(struct session *s)
+{
+	if (s->child_go < 0)
+		return;
+	if (write(s->child_go, "g", 1) != 1)
+		msg_warning(_("command '%s': cannot start it: %s"),
+			    opt.command, strerror(errno));
+	close(s->child_go);
+	s->child_go = -1;
+}
+
+/* Reap children: the -c command ending stops the run; system()
+ * commands are just collected. */
+static void reap_children(struct session *s, bool *command_ended)
+{
+	pid_t pid;
+	int st;
+
+	sig_child = 0;
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (pid == s->child) {
+			s->child = 0;
+			*command_ended = true;
+		}
+	}
+}
+
+/* "NAME=VALUE ..." for the kernel; a value with blanks is quoted. */
+static char *build_params(void)
+{
+	size_t len = 64;
+	char *buf, *p;
+	int i;
+
+	for (i = 0; i < opt.nparams; i++)
+		len += strlen(opt.params[i]) + 4;
+	buf = malloc(len);
+	if (!buf)
+		return NULL;
+	p = buf;
+	*p = '\0';
+	for (i = 0; i < opt.nparams; i++) {
+		const char *a = opt.params[i], *eq = strchr(a, '=');
+
+		if (strpbrk(eq + 1, " \t") && !strchr(eq + 1, '"'))
+			p += sprintf(p, "%s%.*s\"%s\"", p == buf ? "" : " ",
+				     (int)(eq + 1 - a), a, eq + 1);
+		else
+			p += sprintf(p, "%s%s", p == buf ? "" : " ", a);
+	}
+	if (opt.buffer_mb)
+		sprintf(p, "%s_tap_bufsize=%u", p == buf ? "" : " ",
+			opt.buffer_mb * 1024);
+	return buf;
+}
+
+static const char *debugfs_dir(void)
+{
+	return opt.debugfs ? opt.debugfs : DEBUGFS_DEFAULT;
+}
+
+/* The module falls back to procfs without debugfs, so a failure here is
+ * only worth a verbose note. */
+static void ensure_debugfs(void)
+{
+	const char *dir = debugfs_dir();
+	struct statfs sf;
+
+	if (statfs(dir, &sf) == 0 && (unsigned long)sf.f_type == DEBUGFS_FS_MAGIC)
+		return;
+	if (mount("debugfs", dir, "debugfs", 0, NULL) == 0)
+		msg_verbose(1, _("mounted debugfs on %s"), dir);
+	else
+		msg_verbose(1, _("cannot mount debugfs on %s: %s"), dir,
+			    strerror(errno));
+}
+
+static int open_ctl(struct session *s)
+{
+	char path[PATH_MAX + 8];
+
+	snprintf(s->dir, sizeof(s->dir), "%s/%s%s", debugfs_dir(),
+		 TAP_DIR_PREFIX, s->name);
+	snprintf(path, sizeof(path), "%s/ctl", s->dir);
+	s->ctl = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (s->ctl < 0 && errno == ENOENT) {
+		snprintf(s->dir, sizeof(s->dir), "/proc/%s%s", TAP_DIR_PREFIX,
+			 s->name);
+		snprintf(path, sizeof(path), "%s/ctl", s->dir);
+		s->ctl = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	}
+	if (s->ctl < 0) {
+		int err = -errno;
+
+		if (err == -ENOENT)
+			msg_error(_("module '%s': no control file in %s/%s%s or /proc/%s%s: is it a tapc module?"),
+				  s->name, debugfs_dir(), TAP_DIR_PREFIX,
+				  s->name, TAP_DIR_PREFIX, s->name);
+		else
+			msg_error(_("module '%s': cannot open %s: %s"), s->name,
+				  path, strerror(-err));
+		return err;
+	}
+	msg_verbose(1, _("module '%s': transport in %s"), s->name, s->dir);
+	return 0;
+}
+
+static int send_msg(struct session *s, const void *msg, size_t size)
+{
+	ssize_t n;
+
+	do
+		n = write(s->ctl, msg, size);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)size)
+		return 0;
+	return n < 0 ? -errno : -EIO;
+}
+
+static void request_stop(struct session *s, const char *why)
+{
+	struct tap_msg_hdr m = { sizeof(m), TAP_MSG_STOP };
+	int err;
+
+	if (s->stop_sent || s->aborting)
+		return;
+	msg_verbose(1, _("module '%s': stopping (%s)"), s->name, why);
+	s->stop_sent = true;
+	err = send_msg(s, &m, sizeof(m));
+	if (err) {
+		msg_error(_("module '%s': cannot send STOP: %s"), s->name,
+			  strerror(-err));
+		s->aborting = true;
+		s->status = 1;
+	}
+}
+
+static int send_start(struct session *s)
+{
+	struct tap_msg_start m;
+	struct tm tm;
+	time_t now = time(NULL);
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.size = sizeof(m);
+	m.hdr.type = TAP_MSG_START;
+	m.version = TAP_TRANSPORT_VERSION;
+	m.flags = opt.no_warnings ? TAP_START_F_SUPPRESS_WARNINGS : 0;
+	m.target_pid = s->child ? s->child : opt.target_pid;
+	m.remote_id = opt.remote_id;
+	tzset();
+	if (localtime_r(&now, &tm)) {
+		m.tz_gmtoff = -tm.tm_gmtoff;
+		if (tm.tm_zone)
+			snprintf(m.tz_name, sizeof(m.tz_name), "%s", tm.tm_zone);
+	}
+	if (opt.remote_uri)
+		snprintf(m.remote_uri, sizeof(m.remote_uri), "%s",
+			 opt.remote_uri);
+	err = send_msg(s, &m, sizeof(m));
+	if (err)
+		msg_error(_("module '%s': cannot send START: %s"), s->name,
+			  strerror(-err));
+	return err;
+}
+
+/* ---- messages from the module ---- */
+
+/* Warnings are printed once each: remember hashes of their texts. */
+static bool warning_seen(const char *text, size_t len)
+{
+	static uint64_t seen[4096];
+	uint64_t h = 1469598103934665603ull;
+	size_t i, slot;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
+	h |= 1;		/* 0 marks a free slot */
+	for (i = 0; i < 4096; i++) {
+		slot = (h + i) & 4095;
+		if (seen[slot] == h)
+			return true;
+		if (!seen[slot]) {
+			seen[slot] = h;
+			return false;
+		}
+	}
+	return false;
+}
+
+static void run_system(struct session *s, const char *cmd, size_t len)
+{
+	char *c = strndup(cmd, len);
+	pid_t pid;
+
+	if (!c)
+		return;
+	msg_verbose(2, _("module '%s': system(\"%s\")"), s->name, c);
+	flush_output();
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+
+		sigemptyset(&none);
+		child_defaults(&none);
+		execl("/bin/sh", "sh", "-c", c, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		msg_warning(_("module '%s': system(\"%s\"): cannot fork: %s"),
+			    s->name, c, strerror(errno));
+	free(c);
+}
+
+static void on_started(struct session *s, const struct tap_msg_status *m)
+{
+	if (m->status) {
+		msg_error(_("module '%s': start failed: %s"), s->name,
+			  strerror(-m->status));
+		s->status = 1;
+		request_stop(s, _("start failed"));
+		return;
+	}
+	s->started = true;
+	clock_gettime(CLOCK_MONOTONIC, &s->t_start);
+	msg_verbose(1, _("module '%s': started"), s->name);
+	release_child(s);
+}
+
+/* raw: the whole message, h: a copy of its (maybe unaligned) header. */
+static void handle_msg(struct session *s, const struct tap_msg_hdr *h,
+		       const char *raw)
+{
+	const char *text = raw + sizeof(*h);
+	size_t len = h->size - sizeof(*h);
+
+	switch (h->type) {
+	case TAP_MSG_HELLO:
+		memset(&s->hello, 0, sizeof(s->hello));
+		memcpy(&s->hello, raw, h->size < sizeof(s->hello) ?
+					 h->size : sizeof(s->hello));
+		break;
+	case TAP_MSG_STARTED: {
+		struct tap_msg_status m = { .status = -EPROTO };
+
+		if (h->size >= sizeof(m))
+			memcpy(&m, raw, sizeof(m));
+		on_started(s, &m);
+		break;
+	}
+	case TAP_MSG_ERROR:
+		s->error_msgs++;
+		msg_from_module(true, text, len);
+		break;
+	case TAP_MSG_WARNING:
+		if (!opt.no_warnings && !warning_seen(text, len))
+			msg_from_module(false, text, len);
+		break;
+	case TAP_MSG_SYSTEM:
+		run_system(s, text, len);
+		break;
+	case TAP_MSG_EXIT:
+		request_stop(s, _("the script called exit()"));
+		break;
+	case TAP_MSG_DONE:
+		memset(&s->done, 0, sizeof(s->done));
+		memcpy(&s->done, raw, h->size < sizeof(s->done) ?
+					h->size : sizeof(s->done));
+		s->done_seen = true;
+		clock_gettime(CLOCK_MONOTONIC, &s->t_done);
+		msg_verbose(1, _("module '%s': end probes done"), s->name);
+		break;
+	default:
+		msg_verbose(2, _("module '%s': ignoring control message type %u"),
+			    s->name, h->type);
+		break;
+	}
+}
+
+/* Read and handle all pending control messages. */
+static int read_ctl(struct session *s)
+{
+	static char buf[4 * TAP_MSG_MAX];
+	struct tap_msg_hdr h;
+	size_t off;
+	ssize_t n;
+
+	for (;;) {
+		n = read(s->ctl, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0) {
+			int err = n < 0 ? -errno : -EPIPE;
+
+			msg_error(_("module '%s': control channel: %s"),
+				  s->name, n < 0 ? strerror(errno) :
+				  _("closed by the module"));
+			return err;
+		}
+		for (off = 0; off < (size_t)n; off += h.size) {
+			if (n - off < sizeof(h))
+				h.size = 0;
+			else
+				memcpy(&h, buf + off, sizeof(h));
+			if (h.size < sizeof(h) || h.size > n - off) {
+				msg_error(_("module '%s': control channel: malformed message"),
+					  s->name);
+				return -EPROTO;
+			}
+			handle_msg(s, &h, buf + off);
+		}
+	}
+}
+
+static int wait_hello(struct session *s)
+{
+	struct pollfd p = { .fd = s->ctl, .events = POLLIN };
+	double deadline = now_s() + HELLO_WAIT_MS / 1000.0;
+	int err;
+
+	while (!s->hello.hdr.size) {
+		int left = (int)((deadline - now_s()) * 1000);
+
+		if (left <= 0) {
+			msg_error(_("module '%s': no answer on the control channel"),
+				  s->name);
+			return -ETIMEDOUT;
+		}
+		if (poll(&p, 1, left) < 0 && errno != EINTR)
+			return -errno;
+		err = read_ctl(s);
+		if (err)
+			return err;
+	}
+	if (s->hello.version != TAP_TRANSPORT_VERSION) {
+		msg_error(_("module '%s': transport version %u, but this taprun speaks version %u"),
+			  s->name, s->hello.version, TAP_TRANSPORT_VERSION);
+		return -EPROTO;
+	}
+	msg_verbose(1, _("module '%s': %s transport, %u trace files, %llu KiB per CPU"),
+		    s->name, s->hello.mode == TAP_TRACE_RELAY ? "relay" : "ring",
+		    s->hello.nr_trace,
+		    (unsigned long long)s->hello.buf_size / 1024);
+	return 0;
+}
+
+/* ---- output ---- */
+
+static int emit_record(void *arg, int cpu, const char *data, size_t len)
+{
+	struct session *s = arg;
+	FILE *f = s->bulk ? s->bulk[cpu] : s->out;
+
+	if (s->output_failed || !f)
+		return 0;
+	if (fwrite(data, 1, len, f) != len) {
+		s->output_failed = true;
+		if (errno != EPIPE) {
+			msg_error(_("cannot write the output: %s"),
+				  strerror(errno));
+			s->status = 1;
+		}
+		request_stop(s, _("output failed"));
+	}
+	return 0;
+}
+
+/* -o NAME may hold strftime() conversions, as with staprun. */
+static char *output_name(const char *pattern, int cpu)
+{
+	char name[PATH_MAX], *full;
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!strchr(pattern, '%') || !localtime_r(&now, &tm) ||
+	    !strftime(name, sizeof(name), pattern, &tm))
+		snprintf(name, sizeof(name), "%s", pattern);
+	if (cpu < 0)
+		return strdup(name);
+	full = malloc(strlen(name) + 16);
+	if (full)
+		sprintf(full, "%s_%d", name, cpu);
+	return full;
+}
+
+static FILE *open_output(const char *name)
+{
+	FILE *f = fopen(name, "w");
+
+	if (!f)
+		msg_error(_("cannot create output file '%s': %s"), name,
+			  strerror(errno));
+	return f;
+}
+
+static int open_outputs(struct session *s)
+{
+	int i;
+
+	if (!opt.bulk) {
+		char *name;
+
+		if (!opt.outfile) {
+			s->out = stdout;
+		} else {
+			name = output_name(opt.outfile, -1);
+			s->out = name ? open_output(name) : NULL;
+			free(name);
+			if (!s->out)
+				return -EIO;
+		}
+		cur_out = s->out;
+		return 0;
+	}
+	s->bulk = calloc(s->hello.nr_trace, sizeof(*s->bulk));
+	if (!s->bulk)
+		return -ENOMEM;
+	for (i = 0; i < s->merge.nr; i++) {
+		int cpu = s->merge.streams[i].cpu;
+		char *name = output_name(opt.outfile ? opt.outfile : "tapc_cpu",
+					 cpu);
+
+		if (!opt.outfile && name)	/* tapc_cpuN, no '_' */
+			sprintf(name, "tapc_cpu%d", cpu);
+		s->bulk[cpu] = name ? open_output(name) : NULL;
+		free(name);
+		if (!s->bulk[cpu])
+			return -EIO;
+	}
+	return 0;
+}
+
+static void close_outputs(struct session *s)
+{
+	unsigned int i;
+
+	if (s->bulk) {
+		for (i = 0; i < s->hello.nr_trace; i++)
+			if (s->bulk[i] && fclose(s->bulk[i]))
+				s->status = 1;
+		free(s->bulk);
+		s->bulk = NULL;
+	} else if (s->out && s->out != stdout) {
+		if (fclose(s->out) && !s->output_failed) {
+			msg_error(_("cannot write the output: %s"),
+				  strerror(errno));
+			s->status = 1;
+		}
+	} else if (s->out && fflush(s->out) && !s->output_failed &&
+		   errno != EPIPE) {
+		msg_error(_("cannot write the output: %s"), strerror(errno));
+		s->status = 1;
+	}
+	s->out = NULL;
+	cur_out = NULL;
+}
+
+/* ---- trace files ---- */
+
+static int open_traces(struct session *s)
+{
+	int *cpus, nr = 0, err;
+	unsigned int cpu;
+	char path[PATH_MAX + 32];
+
+	if (s->hello.nr_trace == 0 || s->hello.nr_trace > 65536) {
+		msg_error(_("module '%s': bad number of trace files (%u)"),
+			  s->name, s->hello.nr_trace);
+		return -EPROTO;
+	}
+	cpus = calloc(s->hello.nr_trace, sizeof(*cpus));
+	if (!cpus)
+		return -ENOMEM;
+	/* Which files exist: CPUs that are not possible have none. */
+	for (cpu = 0; cpu < s->hello.nr_trace; cpu++) {
+		snprintf(path, sizeof(path), "%s/trace%u", s->dir, cpu);
+		if (access(path, F_OK) == 0)
+			cpus[nr++] = cpu;
+	}
+	err = merger_init(&s->merge, nr, cpus, s->hello.max_record,
+			  emit_record, s);
+	free(cpus);
+	if (err)
+		return err;
+	s->merge.ordered = !opt.bulk;
+	s->reported_broken = calloc(nr ? nr : 1, sizeof(bool));
+	if (!s->reported_broken)
+		return -ENOMEM;
+	for (int i = 0; i < nr; i++) {
+		struct stream *st = &s->merge.streams[i];
+
+		snprintf(path, sizeof(path), "%s/trace%d", s->dir, st->cpu);
+		st->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (st->fd < 0) {
+			err = -errno;
+			msg_error(_("module '%s': trace buffer %d: cannot open %s: %s"),
+				  s->name, st->cpu, path, strerror(errno));
+			return err;
+		}
+	}
+	if (nr == 0) {
+		msg_error(_("module '%s': no trace files in %s"), s->name, s->dir);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+static void close_traces(struct session *s)
+{
+	int i;
+
+	for (i = 0; i < s->merge.nr; i++) {
+		if (s->merge.streams[i].fd >= 0)
+			close(s->merge.streams[i].fd);
+		s->merge.streams[i].fd = -1;
+	}
+}
+
+/* Read what each trace file has (up to a budget).  Sets *got if any. */
+static void read_traces(struct session *s, bool *got)
+{
+	int i;
+
+	for (i = 0; i < s->merge.nr; i++) {
+		struct stream *st = &s->merge.streams[i];
+		size_t total = 0;
+
+		while (st->fd >= 0 && total < READ_BUDGET) {
+			size_t room;
+			char *p = merger_space(&s->merge, i, READ_MIN, &room);
+			ssize_t n;
+
+			if (!p) {
+				msg_error(_("module '%s': trace buffer %d: out of memory"),
+					  s->name, st->cpu);
+				close(st->fd);
+				st->fd = -1;
+				break;
+			}
+			n = read(st->fd, p, room);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n == 0 || (n < 0 && errno == EAGAIN))
+				break;
+			if (n < 0) {
+				msg_error(_("module '%s': trace buffer %d: read failed: %s"),
+					  s->name, st->cpu, strerror(errno));
+				close(st->fd);
+				st->fd = -1;
+				break;
+			}
+			merger_added(&s->merge, i, n);
+			total += n;
+			*got = true;
+		}
+	}
+}
+
+static void merge_output(struct session *s, bool final)
+{
+	int i;
+
+	merger_run(&s->merge, final);
+	for (i = 0; i < s->merge.nr; i++) {
+		struct stream *st = &s->merge.streams[i];
+
+		if (st->broken && !s->reported_broken[i]) {
+			s->reported_broken[i] = true;
+			msg_error(_("module '%s': trace buffer %d: corrupt record (length %u); ignoring the rest of it"),
+				  s->name, st->cpu, st->bad_len);
+			s->status = 1;
+			close(st->fd);
+			st->fd = -1;
+		}
+	}
+	if (s->out && !s->output_failed)
+		fflush(s->out);
+}
+
+/* After DONE (or when giving up): read until every file is empty. */
+static void drain(struct session *s)
+{
+	bool got = true;
+	int rounds = 0;
+
+	while (got && rounds++ < 100000) {
+		got = false;
+		read_traces(s, &got);
+		merge_output(s, false);
+	}
+	merge_output(s, true);
+	if (merger_leftover(&s->merge))
+		msg_verbose(1, _("module '%s': %zu bytes of an incomplete record left"),
+			    s->name, merger_leftover(&s->merge));
+	if (s->merge.skipped_seqs && !s->aborting)
+		msg_warning(_("module '%s': %llu output records missing from the sequence"),
+			    s->name, (unsigned long long)s->merge.skipped_seqs);
+}
+
+/* ---- the loop ---- */
+
+static int poll_timeout_ms(struct session *s, double deadline)
+{
+	int ms = POLL_MS;
+
+	if (deadline > 0 && !s->stop_sent) {
+		double left = (deadline - now_s()) * 1000;
+
+		if (left < ms)
+			ms = left < 0 ? 0 : (int)left + 1;
+	}
+	return ms;
+}
+
+static void run_loop(struct session *s, const sigset_t *orig)
+{
+	struct pollfd *pfd;
+	int i, n = s->merge.nr + 1;
+	unsigned int stops_seen = 0;
+	double deadline = 0;
+
+	pfd = calloc(n, sizeof(*pfd));
+	if (!pfd) {
+		s->aborting = true;
+		return;
+	}
+	while (!s->done_seen && !s->aborting) {
+		bool got = false, command_ended = false;
+		int ms = poll_timeout_ms(s, deadline);
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+		pfd[0].fd = s->ctl;
+		pfd[0].events = POLLIN;
+		for (i = 0; i < s->merge.nr; i++) {
+			pfd[i + 1].fd = s->merge.streams[i].fd;
+			pfd[i + 1].events = POLLIN;
+		}
+		if (ppoll(pfd, n, &ts, orig) < 0 && errno != EINTR) {
+			msg_error(_("module '%s': poll failed: %s"), s->name,
+				  strerror(errno));
+			s->aborting = true;
+			break;
+		}
+		if (sig_stop != (sig_atomic_t)stops_seen) {
+			stops_seen = sig_stop;
+			if (s->stop_sent) {
+				msg_warning(_("module '%s': interrupted again, not waiting for the end probes"),
+					    s->name);
+				s->aborting = true;
+				break;
+			}
+			request_stop(s, _("signal"));
+		}
+		if (sig_child) {
+			reap_children(s, &command_ended);
+			if (command_ended)
+				request_stop(s, _("the command exited"));
+		}
+		if (read_ctl(s)) {
+			s->status = 1;
+			s->aborting = true;
+			break;
+		}
+		if (s->started && opt.timeout > 0 && deadline == 0)
+			deadline = now_s() + opt.timeout;
+		if (deadline > 0 && now_s() >= deadline)
+			request_stop(s, _("time limit"));
+		read_traces(s, &got);
+		merge_output(s, false);
+	}
+	free(pfd);
+}
+
+static void report(struct session *s)
+{
+	const struct tap_msg_done *d = &s->done;
+	static const char *const reasons[TAP_SKIP_NR] = {
+		[TAP_SKIP_REENTRANT] = N_("reentrancy"),
+		[TAP_SKIP_LOCK] = N_("global lock timeout"),
+		[TAP_SKIP_STATE] = N_("starting or stopping"),
+		[TAP_SKIP_KRETPROBE] = N_("missed kretprobe"),
+		[TAP_SKIP_UPROBE] = N_("missed uprobe"),
+		[TAP_SKIP_OTHER] = N_("other reasons"),
+	};
+	unsigned long long skipped = 0;
+	unsigned int i, nr = d->nr_skip < TAP_SKIP_SLOTS ? d->nr_skip :
+							  TAP_SKIP_SLOTS;
+
+	if (!s->done_seen) {
+		if (s->started)
+			msg_warning(_("module '%s': no summary from the module (the run was cut short)"),
+				    s->name);
+		return;
+	}
+	for (i = 0; i < nr; i++)
+		skipped += d->skipped[i];
+	if (d->errors || skipped)
+		msg_warning(_("Number of errors: %llu, skipped probes: %llu"),
+			    (unsigned long long)d->errors, skipped);
+	for (i = 0; i < nr; i++)
+		if (d->skipped[i])
+			msg_warning(_("Skipped due to %s: %llu"),
+				    i < TAP_SKIP_NR ? _(reasons[i]) : "?",
+				    (unsigned long long)d->skipped[i]);
+	if (d->records_dropped)
+		msg_warning(_("%llu output records lost (transport buffer full)"),
+			    (unsigned long long)d->records_dropped);
+	if (d->msgs_dropped)
+		msg_warning(_("%llu error or warning messages lost (control queue full)"),
+			    (unsigned long long)d->msgs_dropped);
+	if (d->errors)
+		s->status = 1;
+	if (s->started && opt.verbose) {
+		double t = elapsed(&s->t_start, &s->t_done);
+
+		msg_verbose(1, _("module '%s': %llu records, %llu bytes in %.3f s (%.0f records/s); taprun wrote %llu records"),
+			    s->name, (unsigned long long)d->records,
+			    (unsigned long long)d->bytes, t,
+			    t > 0 ? d->records / t : 0.0,
+			    (unsigned long long)s->merge.records);
+	}
+}
+
+/* Everything after the module is loaded; returns with it unloaded. */
+static void run_loaded(struct session *s, const sigset_t *orig)
+{
+	if (open_ctl(s) || wait_hello(s) || open_traces(s) ||
+	    open_outputs(s) || send_start(s)) {
+		s->status = 1;
+		goto out;
+	}
+	run_loop(s, orig);
+	drain(s);
+	report(s);
+out:
+	if (s->error_msgs)
+		s->status = 1;
+	close_outputs(s);
+	close_traces(s);
+	if (s->ctl >= 0) {
+		/* Closing ctl ends the session in the module if STOP did
+		 * not, waiting for end probes still running. */
+		close(s->ctl);
+		s->ctl = -1;
+	}
+	msg_verbose(1, _("module '%s': unloading"), s->name);
+	if (module_unload(s->name, UNLOAD_WAIT_MS))
+		s->status = 1;
+	s->loaded = false;
+}
+
+int run_session(void)
+{
+	struct session s;
+	sigset_t orig;
+	char *params;
+	int err;
+
+	memset(&s, 0, sizeof(s));
+	s.ctl = -1;
+	s.child_go = -1;
+	if (module_name_of(opt.module_path, s.name, sizeof(s.name)))
+		return 1;
+	if (opt.target_pid && kill(opt.target_pid, 0) < 0 && errno == ESRCH) {
+		msg_error(_("process %d does not exist (-x)"), opt.target_pid);
+		return 1;
+	}
+	params = build_params();
+	if (!params)
+		return 1;
+	setup_signals(&orig);
+	if (opt.command) {
+		pid_t pid = spawn_command(opt.command, &s.child_go, &orig);
+
+		if (pid < 0) {
+			free(params);
+			return 1;
+		}
+		s.child = pid;
+	}
+	ensure_debugfs();
+	msg_verbose(1, _("module '%s': loading %s %s"), s.name,
+		    opt.module_path, params);
+	err = module_load(opt.module_path, s.name, params);
+	free(params);
+	if (!err) {
+		s.loaded = true;
+		run_loaded(&s, &orig);
+	} else {
+		s.status = 1;
+	}
+	merger_free(&s.merge);
+	free(s.reported_broken);
+	if (s.child_go >= 0) {
+		/* Never started: the child exits without running cmd. */
+		close(s.child_go);
+		waitpid(s.child, NULL, 0);
+	}
+	return s.status;
+}

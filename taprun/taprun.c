@@ -1,0 +1,323 @@
+/* taprun.c - the command line of the loader, and its messages.
+ *
+ *   taprun [OPTIONS] MODULE.ko [NAME=VALUE ...]
+ *
+ * The options follow staprun(8) where they mean the same thing; see
+ * usage() for the list and man/taprun.8 for the differences.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <locale.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "taprun.h"
+
+struct options opt = { .remote_id = -1 };
+
+static const char *color_error = "", *color_warning = "", *color_reset = "";
+
+static void set_color(const char *when)
+{
+	const char *term = getenv("TERM");
+	bool on;
+
+	if (!strcmp(when, "always"))
+		on = true;
+	else if (!strcmp(when, "never"))
+		on = false;
+	else
+		on = isatty(2) && term && strcmp(term, "dumb");
+	if (on) {
+		color_error = "\033[01;31m";
+		color_warning = "\033[01;35m";
+		color_reset = "\033[0m";
+	} else {
+		color_error = color_warning = color_reset = "";
+	}
+}
+
+static void vmsg(const char *color, const char *prefix, const char *fmt,
+		 va_list ap)
+{
+	flush_output();
+	fprintf(stderr, "%s%s%s ", color, prefix, color_reset);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void msg_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(color_error, _("ERROR:"), fmt, ap);
+	va_end(ap);
+}
+
+void msg_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (opt.no_warnings)
+		return;
+	va_start(ap, fmt);
+	vmsg(color_warning, _("WARNING:"), fmt, ap);
+	va_end(ap);
+}
+
+void msg_verbose(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (opt.verbose < level)
+		return;
+	va_start(ap, fmt);
+	vmsg("", "taprun:", fmt, ap);
+	va_end(ap);
+}
+
+void msg_from_module(bool error, const char *text, size_t len)
+{
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\0'))
+		len--;
+	if (error)
+		msg_error("%.*s", (int)len, text);
+	else
+		msg_warning("%.*s", (int)len, text);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, _("Usage: taprun [OPTIONS] MODULE.ko [NAME=VALUE ...]\n"
+		     "Load a tapc module, show its output until it ends, unload it.\n"
+		     "\n"
+		     "  -o FILE     write the output to FILE (strftime conversions allowed)\n"
+		     "  -c CMD      run CMD under the probes; stop when it exits\n"
+		     "  -x PID      the target process (target() in the script)\n"
+		     "  -T SECONDS  stop after SECONDS\n"
+		     "  -b          bulk mode: one output file per CPU, FILE_N or tapc_cpuN\n"
+		     "  -s MB       trace buffer per CPU, in MiB\n"
+		     "  -w          suppress warnings\n"
+		     "  -v          more messages (repeat for more)\n"
+		     "  -C WHEN     color messages: never, always or auto\n"
+		     "  -r N:URI    the values of remote_id() and remote_uri()\n"
+		     "  -D DIR      where debugfs is mounted (default /sys/kernel/debug)\n"
+		     "  -d NAME     unload the module NAME and exit\n"
+		     "  -V          print the version and exit\n"
+		     "  -h          print this help and exit\n"
+		     "\n"
+		     "NAME=VALUE sets a module parameter, e.g. a global of the script.\n"));
+}
+
+/* staprun options taprun knows but does not do. */
+static const char *unsupported(int c)
+{
+	switch (c) {
+	case 'L':
+	case 'A':
+		return _("detaching from and attaching to a module");
+	case 'u':
+		return _("loading uprobes.ko (the kernel has uprobes)");
+	case 'N':
+		return _("pid namespaces");
+	case 'M':
+		return _("monitor mode");
+	case 'S':
+		return _("output file switching");
+	case 'R':
+		return _("renaming the module");
+	default:
+		return NULL;
+	}
+}
+
+static int parse_long(const char *arg, char opt_char, long min, long max,
+		      long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		msg_error(_("option -%c: '%s' is not a number from %ld to %ld"),
+			  opt_char, arg, min, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_remote(const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	char num[16];
+	long id;
+
+	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof(num)) {
+		msg_error(_("option -r: expected N:URI, not '%s'"), arg);
+		return -EINVAL;
+	}
+	memcpy(num, arg, colon - arg);
+	num[colon - arg] = '\0';
+	if (parse_long(num, 'r', 0, 1 << 20, &id))
+		return -EINVAL;
+	opt.remote_id = (int)id;
+	opt.remote_uri = colon + 1;
+	return 0;
+}
+
+static bool valid_param(const char *a)
+{
+	const char *p = a;
+
+	if (!isalpha((unsigned char)*p) && *p != '_')
+		return false;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	return *p == '=';
+}
+
+static int parse_option(int c, const char *arg)
+{
+	const char *what = unsupported(c);
+	char *end;
+	long v;
+
+	switch (c) {
+	case 'o':
+		opt.outfile = arg;
+		return 0;
+	case 'c':
+		opt.command = arg;
+		return 0;
+	case 'x':
+		if (parse_long(arg, 'x', 1, 0x7fffffff, &v))
+			return -EINVAL;
+		opt.target_pid = (pid_t)v;
+		return 0;
+	case 'T':
+		opt.timeout = strtod(arg, &end);
+		if (end == arg || *end || !(opt.timeout > 0)) {
+			msg_error(_("option -T: '%s' is not a positive number of seconds"),
+				  arg);
+			return -EINVAL;
+		}
+		return 0;
+	case 'b':
+		opt.bulk = true;
+		return 0;
+	case 's':
+		if (parse_long(arg, 's', 1, 4095, &v))
+			return -EINVAL;
+		opt.buffer_mb = (unsigned int)v;
+		return 0;
+	case 'w':
+		opt.no_warnings = true;
+		return 0;
+	case 'v':
+		opt.verbose++;
+		return 0;
+	case 'C':
+		if (strcmp(arg, "never") && strcmp(arg, "always") &&
+		    strcmp(arg, "auto")) {
+			msg_error(_("option -C: expected never, always or auto, not '%s'"),
+				  arg);
+			return -EINVAL;
+		}
+		set_color(arg);
+		return 0;
+	case 'r':
+		return parse_remote(arg);
+	case 'D':
+		opt.debugfs = arg;
+		return 0;
+	case 'd':
+		opt.delete_name = arg;
+		return 0;
+	default:
+		break;
+	}
+	if (what)
+		msg_error(_("option -%c (%s) is not supported by taprun"), c,
+			  what);
+	return -EINVAL;
+}
+
+/* 0: run; 1: exit 0 (help, version); -EINVAL: exit 1. */
+static int parse_args(int argc, char **argv)
+{
+	int c, i, err;
+
+	opterr = 0;
+	while ((c = getopt(argc, argv, "+:o:c:x:T:bs:wvC:r:D:d:VhLAuN:M:S:R")) != -1) {
+		switch (c) {
+		case 'V':
+			printf("taprun (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+			return 1;
+		case 'h':
+			usage(stdout);
+			return 1;
+		case ':':
+			msg_error(_("option -%c needs an argument"), optopt);
+			return -EINVAL;
+		case '?':
+			msg_error(_("unknown option -%c (taprun -h lists the options)"),
+				  optopt);
+			return -EINVAL;
+		default:
+			err = parse_option(c, optarg);
+			if (err)
+				return err;
+		}
+	}
+	if (opt.delete_name) {
+		if (optind != argc) {
+			msg_error(_("-d NAME takes no module file or parameters"));
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return -EINVAL;
+	}
+	if (opt.command && opt.target_pid) {
+		msg_error(_("-c and -x cannot be used together"));
+		return -EINVAL;
+	}
+	opt.module_path = argv[optind++];
+	for (i = optind; i < argc; i++) {
+		if (!valid_param(argv[i])) {
+			msg_error(_("module parameter '%s': expected NAME=VALUE"),
+				  argv[i]);
+			return -EINVAL;
+		}
+	}
+	opt.params = argv + optind;
+	opt.nparams = argc - optind;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int ret;
+
+	setlocale(LC_ALL, "");
+	bindtextdomain(PACKAGE, LOCALEDIR);
+	textdomain(PACKAGE);
+	set_color("auto");
+
+	ret = parse_args(argc, argv);
+	if (ret)
+		return ret > 0 ? 0 : 1;
+	if (opt.delete_name)
+		return module_unload(opt.delete_name, 0) ? 1 : 0;
+	return run_session();
+}

@@ -1,0 +1,59 @@
+/* taprun.h - the loader: load a tapc module, run it, unload it.
+ *
+ * Internally functions return 0 or a negative errno (libbpf style) and
+ * print a message naming the object at the place the failure is known:
+ * "module 'x': trace buffer 3: ...".
+ */
+#ifndef TAPRUN_H
+#define TAPRUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "i18n.h"
+#define _(s) gettext(s)
+#define N_(s) (s)
+
+#define PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+
+struct options {
+	const char *module_path;
+	char **params;		/* NAME=VALUE for the module */
+	int nparams;
+	const char *outfile;	/* -o */
+	const char *command;	/* -c */
+	pid_t target_pid;	/* -x */
+	double timeout;		/* -T seconds, 0: none */
+	bool bulk;		/* -b */
+	unsigned int buffer_mb;	/* -s, 0: the module's default */
+	int verbose;		/* -v */
+	bool no_warnings;	/* -w */
+	bool color;		/* -C */
+	const char *debugfs;	/* -D: where debugfs is (mounted) */
+	int remote_id;		/* -r N:URI */
+	const char *remote_uri;
+	const char *delete_name; /* -d */
+};
+
+extern struct options opt;
+
+/* taprun.c: messages on stderr */
+void msg_error(const char *fmt, ...) PRINTF(1, 2);
+void msg_warning(const char *fmt, ...) PRINTF(1, 2);
+void msg_verbose(int level, const char *fmt, ...) PRINTF(2, 3);
+/* ERROR/WARNING text that came from the module (not NUL-terminated). */
+void msg_from_module(bool error, const char *text, size_t len);
+/* Output and stderr share a terminal: flush the output first. */
+void flush_output(void);
+
+/* module.c */
+int module_name_of(const char *path, char *name, size_t size);
+int module_load(const char *path, const char *name, const char *params);
+int module_unload(const char *name, int wait_ms);
+
+/* session.c */
+int run_session(void);
+
+#endif
