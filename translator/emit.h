@@ -43,13 +43,15 @@
  * first (and reports an error at the @entry when it says no), then emits
  *
  *	struct tap_entry_N { ... };                       (ep->entry_type)
- *	static void tape_N(struct tap_context *c, struct tap_entry_N *e);
+ *	static void tape_N(struct tap_context *c, void *pdata);
  *
  * The family calls tape_N (between context enter and exit, c->regs set to
- * the entry registers) when the probed function is entered, with a
- * per-instance area of sizeof(struct tap_entry_N) bytes (kretprobe
- * data_size), and passes the same area as `pdata` to tapp_N on return.
- * tape_N writes every field (values of the @entry expressions).
+ * the entry registers) when the probed function is entered, with `pdata`
+ * pointing to a per-instance area of sizeof(struct tap_entry_N) bytes
+ * (kretprobe data_size), and passes the same area as `pdata` to tapp_N on
+ * return.  tape_N writes every field (values of the @entry expressions);
+ * while it runs, family_ctx_expr() expressions must not need pdata (they
+ * read c->regs).
  */
 #ifndef TAPC_EMIT_H
 #define TAPC_EMIT_H
@@ -65,6 +67,8 @@ typedef struct Emitter Emitter;
 void emit(Emitter *e, const char *fmt, ...) PRINTF(2, 3);
 /* A line that opens a block ("... {"): the next lines are indented. */
 void emit_open(Emitter *e, const char *fmt, ...) PRINTF(2, 3);
+/* A function's header line, then "{" on its own line, indented after. */
+void emit_func(Emitter *e, const char *fmt, ...) PRINTF(2, 3);
 /* A line that closes a block ("}" or "};"): dedents first. */
 void emit_close(Emitter *e, const char *fmt, ...) PRINTF(2, 3);
 /* Text as it is, no indentation (embedded C, multi-line chunks). */
@@ -131,8 +135,11 @@ bool family_supports_entry(const ResolvedPoint *rp);
 
 /* ---- pass 3 ---- */
 
-/* Write the module's C file for prog into DIR/NAME.c; returns its path,
- * or NULL after reporting errors. */
-const char *translate_program(Program *prog, const char *dir, const char *module_name);
+/* Translate prog into the module's C file and write it as DIR/NAME.c.
+ * NAME is -m NAME, else "tap_" and a hash of the C text; DIR is a new
+ * folder under $TMPDIR named after the same hash (so the same script
+ * gives the same path).  Returns the file's path and sets *name and
+ * *dir, or returns NULL after reporting errors. */
+const char *translate_program(Program *prog, const char **name, const char **dir);
 
 #endif

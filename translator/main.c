@@ -1,14 +1,21 @@
 /* main.c - the tapc command: read options, then run the passes in order. */
 #include "passes.h"
+#include "build.h"
+#include "emit.h"
 
 #include <errno.h>
+#include <ftw.h>
+#include <signal.h>
 #include <getopt.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 Session sess;
 
@@ -585,6 +592,215 @@ static void parse_user_scripts(Vec *files)
 	}
 }
 
+/* ---- passes 3 to 5 ---- */
+
+static const char *source_dir;   /* pass 3's folder: removed at exit unless -k */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void finish_source_dir(void)
+{
+	if (!source_dir)
+		return;
+	if (sess.keep_tmpdir)
+		fprintf(stderr, _("Keeping temporary folder \"%s\"\n"), source_dir);
+	else
+		nftw(source_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	source_dir = NULL;
+}
+
+/* Why pass 5 cannot load a module here, or NULL when it can. */
+static const char *cannot_load_modules(void)
+{
+	struct utsname u;
+	struct stat st;
+	if (uname(&u) == 0 && strcmp(u.release, target_release()))
+		return xsprintf(_("the module is for kernel %s, but this machine runs %s"),
+				target_release(), u.release);
+	if (stat("/proc/modules", &st) != 0 || stat("/sys/module", &st) != 0)
+		return _("this kernel cannot load modules (it has no /proc/modules or "
+			 "/sys/module: CONFIG_MODULES is not set)");
+	const char *cfg = target_config("CONFIG_MODULES");
+	if (cfg && strcmp(cfg, "y"))
+		return _("this kernel was built without module support (CONFIG_MODULES)");
+	if (geteuid() != 0)
+		return _("loading a kernel module needs root");
+	return NULL;
+}
+
+static void explain_no_run(const char *why)
+{
+	fprintf(stderr, _("tapc: cannot run the script here: %s\n"), why);
+	fprintf(stderr, _("tapc: build it with 'tapc -p4 -r RELEASE -m NAME ...' and run "
+			  "'taprun NAME.ko' on a machine whose kernel can load modules,\n"
+			  "      or run it in the test VM (testsuite/vm/run, cases in "
+			  "testsuite/run/)\n"));
+}
+
+static bool is_exec_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+/* taprun beside tapc (installed), in the build tree's taprun/ folder, or
+ * on $PATH. */
+static const char *find_taprun(void)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n > 0) {
+		self[n] = 0;
+		char *slash = strrchr(self, '/');
+		if (slash) {
+			*slash = 0;
+			const char *a = xsprintf("%s/taprun", self);
+			if (is_exec_file(a))
+				return a;
+			const char *b = xsprintf("%s/taprun/taprun", self);
+			if (is_exec_file(b))
+				return b;
+		}
+	}
+	const char *path = getenv("PATH");
+	for (const char *p = path ? path : ""; *p;) {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len) {
+			const char *c = xsprintf("%.*s/taprun", (int)len, p);
+			if (is_exec_file(c))
+				return c;
+		}
+		p += len + (end ? 1 : 0);
+	}
+	return NULL;
+}
+
+static pid_t run_child;
+
+static void forward_signal(int sig)
+{
+	if (run_child > 0)
+		kill(run_child, sig);
+}
+
+/* Pass 5: taprun with the module and the options that belong to it. */
+static int run_module(const char *ko)
+{
+	const char *taprun = find_taprun();
+	if (!taprun) {
+		fprintf(stderr, _("tapc: cannot find taprun (beside tapc or on PATH); the "
+				  "module is %s\n"), ko);
+		return 1;
+	}
+	Vec argv = { 0 };
+	vec_push(&argv, (void *)taprun);
+	if (sess.output_file) {
+		vec_push(&argv, "-o");
+		vec_push(&argv, (void *)sess.output_file);
+	}
+	if (sess.target_cmd) {
+		vec_push(&argv, "-c");
+		vec_push(&argv, (void *)sess.target_cmd);
+	}
+	if (sess.target_pid) {
+		vec_push(&argv, "-x");
+		vec_push(&argv, xsprintf("%ld", sess.target_pid));
+	}
+	if (sess.timeout_s) {
+		vec_push(&argv, "-T");
+		vec_push(&argv, xsprintf("%ld", sess.timeout_s));
+	}
+	if (sess.buffer_mb) {
+		vec_push(&argv, "-s");
+		vec_push(&argv, xsprintf("%d", sess.buffer_mb));
+	}
+	if (sess.suppress_warnings)
+		vec_push(&argv, "-w");
+	for (int i = 0; i < sess.verbose; i++)
+		vec_push(&argv, "-v");
+	vec_push(&argv, (void *)ko);
+	for (int i = 0; i < sess.globals_init.len; i++) {
+		Define *d = vec_get(&sess.globals_init, i);
+		vec_push(&argv, xsprintf("%s=%s", d->name, d->value));
+	}
+	vec_push(&argv, NULL);
+
+	fflush(stdout);
+	fflush(stderr);
+	/* ^C reaches taprun from the terminal itself; TERM and HUP sent to
+	 * tapc alone are passed on, so taprun still unloads the module. */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, forward_signal);
+	signal(SIGHUP, forward_signal);
+	run_child = fork();
+	if (run_child < 0) {
+		fprintf(stderr, _("tapc: cannot start taprun: %s\n"), strerror(errno));
+		return 1;
+	}
+	if (run_child == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		execv(taprun, (char **)argv.data);
+		fprintf(stderr, _("tapc: cannot run %s: %s\n"), taprun, strerror(errno));
+		_exit(127);
+	}
+	int st;
+	while (waitpid(run_child, &st, 0) < 0 && errno == EINTR)
+		;
+	run_child = 0;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+static int passes_3_to_5(Program *prog)
+{
+	if (sess.last_pass == 5) {
+		const char *why = cannot_load_modules();
+		if (why) {
+			explain_no_run(why);
+			return 1;
+		}
+	}
+	/* pass 3: translate */
+	const char *name, *dir;
+	const char *c_file = translate_program(prog, &name, &dir);
+	if (dir) {
+		source_dir = dir;
+		atexit(finish_source_dir);
+	}
+	report_pass(3, _("translated to C"));
+	if (!c_file || error_count)
+		return 1;
+	if (sess.last_pass == 3) {
+		printf("%s\n", c_file);
+		return 0;
+	}
+	/* pass 4: build (or take it from the cache) */
+	const char *ko = build_module(c_file, name);
+	report_pass(4, _("compiled C into a kernel module"));
+	if (!ko || error_count)
+		return 1;
+	if (sess.last_pass == 4) {
+		printf("%s\n", ko);
+		return 0;
+	}
+	/* pass 5: run */
+	finish_source_dir();
+	int rc = run_module(ko);
+	report_pass(5, _("run completed"));
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
@@ -641,7 +857,5 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	fprintf(stderr, _("tapc: passes 3 to 5 (translate, build, run) are not "
-			  "implemented yet; use -p1 or -p2\n"));
-	return 1;
+	return passes_3_to_5(prog);
 }

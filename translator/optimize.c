@@ -496,6 +496,14 @@ static void warn_never_assigned(Scope *sc)
 static void compute_liveness(void);
 static void drop_unused_locals(Scope *sc);
 
+/* A perf probe with .counter("NAME") is there for @perf("NAME") to read:
+ * its handler never runs, so an empty one is no reason to drop it. */
+static bool is_counter_probe(Scope *sc)
+{
+	const char *name, *program;
+	return sc->probe && perf_point_counter(sc->rp, &name, &program);
+}
+
 void optimize_before_types(void)
 {
 	for (int i = 0; i < elab.scopes.len; i++) {
@@ -524,7 +532,7 @@ void optimize_before_types(void)
 	int out = 0;
 	for (int i = 0; i < elab.scopes.len; i++) {
 		Scope *sc = vec_get(&elab.scopes, i);
-		if (sc->probe && is_empty(sc->probe->body)) {
+		if (sc->probe && is_empty(sc->probe->body) && !is_counter_probe(sc)) {
 			if (!sc->from_tapset)
 				warning_at(sc->probe->loc, _("side-effect-free probe '%s'"),
 					   probe_point_text(vec_get(&sc->probe->points, 0)));

@@ -440,7 +440,6 @@ static Func *resolve_call(Scope *sc, Node *call)
 
 typedef struct Binder {
 	Scope *sc;
-	int loops;
 } Binder;
 
 static Var *find_local(Scope *sc, const char *name)
@@ -561,10 +560,8 @@ static void bind_pragmas(Node *n, Binder *b)
 
 static void bind_loop_body(Node **slot, Binder *b)
 {
-	b->loops++;
 	if (*slot)
 		bind_node(slot, b);
-	b->loops--;
 }
 
 static void bind_node(Node **slot, void *ctx)
@@ -634,9 +631,8 @@ static void bind_node(Node **slot, void *ctx)
 		return;
 	case N_BREAK:
 	case N_CONTINUE:
-		if (!b->loops)
-			error_at(n->loc, _("'%s' outside a loop"),
-				 n->kind == N_BREAK ? "break" : "continue");
+		/* Outside a loop they are a translation error (pass 3), as in
+		 * stap: a -p2 run accepts them. */
 		return;
 	case N_CALL:
 		bind_children(n, b);
@@ -669,7 +665,7 @@ static void bind_node(Node **slot, void *ctx)
 
 static void bind_scope(Scope *sc, Node *body)
 {
-	Binder b = { sc, 0 };
+	Binder b = { sc };
 	if (body)
 		bind_node(&body, &b);
 }
@@ -742,42 +738,6 @@ static const char *plain_point(ProbePoint *pp)
 	return probe_point_text(&c);
 }
 
-/* Glob with '*' within one component; "**" also crosses dots. */
-static bool glob(const char *p, const char *s)
-{
-	while (*p) {
-		if (p[0] == '*' && p[1] == '*') {
-			for (const char *t = s;; t++) {
-				if (glob(p + 2, t))
-					return true;
-				if (!*t)
-					return false;
-			}
-		}
-		if (*p == '*') {
-			for (const char *t = s;; t++) {
-				if (glob(p + 1, t))
-					return true;
-				if (!*t || *t == '.')
-					return false;
-			}
-		}
-		if (*p != *s)
-			return false;
-		p++;
-		s++;
-	}
-	return !*s;
-}
-
-static bool point_has_doublestar(ProbePoint *pp)
-{
-	for (int i = 0; i < pp->comps.len; i++)
-		if (strstr(((ProbePointComp *)vec_get(&pp->comps, i))->name, "**"))
-			return true;
-	return false;
-}
-
 static const char *point_names(ProbePoint *pp, int upto)
 {
 	StrBuf sb = { 0 };
@@ -801,25 +761,70 @@ static bool same_literal(Node *a, Node *b)
 	return a->str && b->str && !strcmp(a->str, b->str);
 }
 
+static const char *alias_comp_name(void *ctx, int i)
+{
+	return ((ProbePointComp *)vec_get(&((ProbePoint *)ctx)->comps, i))->name;
+}
+
+static bool alias_comp_fits(void *ctx, int i, const ProbePointComp *c)
+{
+	ProbePointComp *a = vec_get(&((ProbePoint *)ctx)->comps, i);
+	return same_literal(c->arg, a->arg);
+}
+
+static bool alias_comp_takes_arg(void *ctx, int i)
+{
+	return ((ProbePointComp *)vec_get(&((ProbePoint *)ctx)->comps, i))->arg != NULL;
+}
+
 /* How many leading components of the user's point the alias name
- * matches (the rest is a suffix), or -1. */
+ * matches (the rest is a suffix), or -1.  Wildcards, "**" included, work
+ * as in the probe families (point_match). */
 static int alias_match(ProbePoint *user, ProbePoint *name)
 {
-	if (point_has_doublestar(user)) {
-		for (int i = 0; i < user->comps.len; i++)
-			if (((ProbePointComp *)vec_get(&user->comps, i))->arg)
-				return -1;
-		return glob(point_names(user, user->comps.len),
-			    point_names(name, name->comps.len)) ? user->comps.len : -1;
+	PointMatcher m = { name->comps.len, alias_comp_name, alias_comp_fits,
+			   alias_comp_takes_arg, name };
+	return point_match(user, &m, true, NULL);
+}
+
+/* An alias name of the tapset index: dotted names without arguments, so
+ * any argument may fit (loading one file too many is harmless). */
+typedef struct IndexName {
+	const char *parts[64];
+	int n;
+} IndexName;
+
+static const char *index_comp_name(void *ctx, int i)
+{
+	return ((IndexName *)ctx)->parts[i];
+}
+
+static bool index_comp_fits(void *ctx, int i, const ProbePointComp *c)
+{
+	(void)ctx, (void)i, (void)c;
+	return true;
+}
+
+static bool index_comp_takes_arg(void *ctx, int i)
+{
+	(void)ctx, (void)i;
+	return false;
+}
+
+static bool index_name_matches(ProbePoint *pp, const char *an)
+{
+	IndexName in = { .n = 0 };
+	for (const char *s = an; *s && in.n < 64;) {
+		const char *dot = strchr(s, '.');
+		size_t len = dot ? (size_t)(dot - s) : strlen(s);
+		in.parts[in.n++] = intern_n(s, len);
+		if (!dot)
+			break;
+		s = dot + 1;
 	}
-	if (name->comps.len > user->comps.len)
-		return -1;
-	for (int i = 0; i < name->comps.len; i++) {
-		ProbePointComp *u = vec_get(&user->comps, i), *a = vec_get(&name->comps, i);
-		if (!glob(u->name, a->name) || !same_literal(u->arg, a->arg))
-			return -1;
-	}
-	return name->comps.len;
+	PointMatcher m = { in.n, index_comp_name, index_comp_fits,
+			   index_comp_takes_arg, &in };
+	return point_match(pp, &m, true, NULL) >= 0;
 }
 
 /* Whether some tapset alias name starts with this component. */
@@ -848,44 +853,17 @@ static bool alias_first_known(const char *first)
 /* Load the tapset files whose aliases could match this point. */
 static void load_aliases_for(ProbePoint *pp)
 {
-	bool ds = point_has_doublestar(pp);
 	const char *first = ((ProbePointComp *)vec_get(&pp->comps, 0))->name;
 	if (!has_wildcard(first) && !alias_first_known(first))
 		return;
 	int n = tapset_alias_count();
 	for (int i = 0; i < n; i++) {
 		const char *an = tapset_alias_name(i);
-		bool match;
-		if (ds) {
-			match = glob(point_names(pp, pp->comps.len), an);
-		} else {
-			/* component-wise prefix match on the dotted text */
-			match = true;
-			const char *s = an;
-			for (int k = 0; *s; k++) {
-				if (k >= pp->comps.len) {
-					match = false;
-					break;
-				}
-				const char *dot = strchr(s, '.');
-				size_t len = dot ? (size_t)(dot - s) : strlen(s);
-				char comp[256];
-				if (len >= sizeof comp)
-					len = sizeof comp - 1;
-				memcpy(comp, s, len);
-				comp[len] = 0;
-				if (!glob(((ProbePointComp *)vec_get(&pp->comps, k))->name, comp)) {
-					match = false;
-					break;
-				}
-				s = dot ? dot + 1 : s + len;
-			}
-		}
-		if (match) {
-			const char *key = intern(xsprintf("a:%s", an));
-			if (!name_loaded(key))
-				load_tapset_files(tapset_alias_files(i));
-		}
+		if (!index_name_matches(pp, an))
+			continue;
+		const char *key = intern(xsprintf("a:%s", an));
+		if (!name_loaded(key))
+			load_tapset_files(tapset_alias_files(i));
 	}
 }
 
@@ -1090,8 +1068,9 @@ typedef struct AliasHit {
 } AliasHit;
 
 /* syscall.read.return names its own alias: the alias syscall.read with a
- * ".return" suffix is not used for it as well.  A hit is shadowed by a
- * longer one that extends the same name. */
+ * ".return" suffix is not used for it as well.  A hit is shadowed by one
+ * that uses more of the user's point (through literal components) and
+ * whose name extends the hit's name. */
 static bool shadowed(AliasHit *h, Vec *hits, ProbePoint *user)
 {
 	for (int i = 0; i < hits->len; i++) {
@@ -1105,8 +1084,11 @@ static bool shadowed(AliasHit *h, Vec *hits, ProbePoint *user)
 				literal = false;
 		if (!literal)
 			continue;
+		int hn = h->name->comps.len;
+		if (o->name->comps.len < hn)
+			continue;
 		bool same = true;
-		for (int k = 0; k < h->matched && same; k++) {
+		for (int k = 0; k < hn && same; k++) {
 			ProbePointComp *a = vec_get(&h->name->comps, k);
 			ProbePointComp *b = vec_get(&o->name->comps, k);
 			same = a->name == b->name || !strcmp(a->name, b->name);
@@ -1116,6 +1098,20 @@ static bool shadowed(AliasHit *h, Vec *hits, ProbePoint *user)
 			return true;
 	}
 	return false;
+}
+
+/* timer.profile.tick names the timer family's probe, not the alias
+ * timer.profile with a ".tick" suffix: a hit whose (literal) suffix
+ * continues the point along a family's shape gives way to the family,
+ * which then also reports a bad rest ("timer.profile.tick.x"). */
+static bool family_suffix(AliasHit *h, ProbePoint *user)
+{
+	if (h->matched >= user->comps.len)
+		return false;
+	for (int k = h->matched; k < user->comps.len; k++)
+		if (has_wildcard(((ProbePointComp *)vec_get(&user->comps, k))->name))
+			return false;
+	return probe_family_has_prefix(user, h->matched + 1);
 }
 
 static int derive_point(Deriv *d, ProbePoint *pp, Node *body, Node *cond,
@@ -1149,7 +1145,7 @@ static int derive_point(Deriv *d, ProbePoint *pp, Node *body, Node *cond,
 	}
 	for (int i = 0; i < hits.len; i++) {
 		AliasHit *h = vec_get(&hits, i);
-		if (shadowed(h, &hits, pp))
+		if (shadowed(h, &hits, pp) || family_suffix(h, pp))
 			continue;
 		alias_hits++;
 		/* each wildcard match may fail alone; only none at all is wrong */
@@ -1543,6 +1539,54 @@ static void check_autocast(Checker *ck, Node *n)
 				   "none"));
 }
 
+/* @perf("NAME") reads the counter a perf probe defines with
+ * .counter("NAME"), from a process probe in the program that counter is
+ * bound to (any program, when it counts system-wide). */
+static void check_perf(Checker *ck, Node *n)
+{
+	Scope *sc = ck->sc;
+	const char *program = NULL;
+	if (sc->func) {
+		error_at(n->loc, _("@perf can only be used in the handler of a "
+				   "process(...) probe, not in a function"));
+		return;
+	}
+	if (!process_point_program(sc->rp, &program)) {
+		error_at(n->loc, _("@perf reads a perf counter in process(...) probes "
+				   "only, not in '%s'"), probe_text(sc));
+		return;
+	}
+	Scope *other = NULL;
+	const char *other_prog = NULL;
+	Vec names = { 0 };
+	for (int i = 0; i < elab.scopes.len; i++) {
+		Scope *ps = vec_get(&elab.scopes, i);
+		const char *name, *prog;
+		if (!ps->probe || !perf_point_counter(ps->rp, &name, &prog))
+			continue;
+		if (!vec_has(&names, (void *)intern(name)))
+			vec_push(&names, (void *)intern(name));
+		if (strcmp(name, n->str))
+			continue;
+		if (!prog || (program && !strcmp(prog, program)))
+			return;
+		other = ps;
+		other_prog = prog;
+	}
+	if (other) {
+		error_at(n->loc, _("perf counter '%s' counts program '%s', but probe "
+				   "'%s' runs in %s"), n->str, other_prog,
+			 probe_text(sc), program ? program : _("every process"));
+		note_at(other->probe->loc, _("counter '%s' is defined here"), n->str);
+		return;
+	}
+	error_at(n->loc, _("no perf counter named '%s' (a perf probe defines one "
+			   "with .counter(\"%s\"))"), n->str, n->str);
+	const char *sim = similar_names(intern(n->str), &names);
+	if (*sim)
+		note_at(n->loc, _("did you mean one of these?%s"), sim);
+}
+
 static void check_node(Node **slot, void *ctx)
 {
 	Checker *ck = ctx;
@@ -1595,6 +1639,9 @@ static void check_node(Node **slot, void *ctx)
 	case N_CALL:
 		if (n->func && n->func->guru && !sess.guru && !sc->from_tapset)
 			error_at(n->loc, _("function '%s' needs guru mode (-g)"), n->name);
+		break;
+	case N_PERF:
+		check_perf(ck, n);
 		break;
 	case N_NEXT:
 		break;

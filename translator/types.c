@@ -86,6 +86,26 @@ static void set_func(Func *f, Type t, Loc at)
 	}
 }
 
+static Scope *cur_scope;         /* the body being swept */
+
+/* A $variable of a probe whose variables pass 2 cannot list (they need
+ * debuginfo): it was taken to be a number without knowing it exists.
+ * When that number is the wrong type, say so, since the variable may
+ * just as well be misspelt. */
+static void note_unchecked_target(Node *n)
+{
+	ResolvedPoint *rp = cur_scope ? cur_scope->rp : NULL;
+	if (n->kind != N_TARGET || n->deref || !rp || !rp->needs_debuginfo ||
+	    !n->name)
+		return;
+	const char *name = n->name[0] == '$' ? n->name + 1 : n->name;
+	if (resolved_ctx_var(rp, name))
+		return;
+	note_at(n->loc, _("tapc cannot tell whether '$%s' exists in '%s' "
+			  "without its debuginfo; if it does, it is a number"),
+		name, probe_point_text(rp->point));
+}
+
 /* An operand of the wrong type. */
 static void want(Node *n, Type got, Type expect)
 {
@@ -98,6 +118,7 @@ static void want(Node *n, Type got, Type expect)
 	}
 	error_at(n->loc, _("type mismatch: expected %s, got %s"), type_name(expect),
 		 type_name(got));
+	note_unchecked_target(n);
 }
 
 static Type infer(Infer *in, Node *n, Type expect);
@@ -640,6 +661,7 @@ static void sweep(void)
 		if (!scope_live(sc))
 			continue;
 		Infer in = { sc };
+		cur_scope = sc;
 		if (sc->probe) {
 			ProbePoint *pp = vec_get(&sc->probe->points, 0);
 			if (pp->condition)

@@ -1,13 +1,8 @@
 /* core.c - the families the translator defines by itself: begin, end,
  * error, never, and timers.  None of them has $context variables. */
-#include "family.h"
+#include "pointdata.h"
 
 #include <string.h>
-
-/* ResolvedPoint.data for begin/end/error: the sequence number. */
-typedef struct SessionPointData {
-	int64_t sequence;
-} SessionPointData;
 
 static int resolve_session_point(const ProbeFamily *fam, ProbePoint *pp,
 				 Vec *out)
@@ -38,19 +33,7 @@ const ProbeFamily family_never = { "never", never_shapes, resolve_never };
 
 /* ---- timers ---- */
 
-/* What pass 3 needs of a timer.  Interval timers count in nanoseconds;
- * jiffies timers in jiffies; hz timers in events per second; profile
- * timers run on every tick (hz = 0) or at a frequency. */
-typedef enum TimerKind {
-	TIMER_INTERVAL, TIMER_JIFFIES, TIMER_HZ, TIMER_PROFILE_TICK,
-	TIMER_PROFILE_FREQ
-} TimerKind;
-
-typedef struct TimerData {
-	TimerKind kind;
-	int64_t interval;       /* ns, jiffies, or hz */
-	int64_t randomize;      /* same unit, 0 when none */
-} TimerData;
+/* What pass 3 needs of a timer: TimerData (pointdata.h). */
 
 static const struct {
 	const char *name;

@@ -11,6 +11,7 @@
 #define TAPC_PROBES_FAMILY_H
 
 #include "probes.h"
+#include "../emit.h"
 
 struct ProbeFamily {
 	const char *name;                 /* for messages: "timer", "kprobe" */
@@ -92,6 +93,33 @@ bool target_is_running_kernel(void);
  * NULL.  Several folders may hold headers (Debian's -common split), so
  * this returns them in search order. */
 const Vec *kernel_header_dirs(void);
+
+/* ---- pass 3: the code generators (emit_*.c) ---- */
+
+bool emit_timer_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
+		       EmitProbe **probes, int n, FamilyCode *out);
+bool emit_kprobe_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
+			EmitProbe **probes, int n, FamilyCode *out);
+bool kprobe_supports_entry(const ResolvedPoint *rp);
+bool emit_trace_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
+		       EmitProbe **probes, int n, FamilyCode *out);
+const char *trace_ctx_expr(const EmitProbe *ep, const CtxVar *v, bool write);
+
+/* Shared by the generators (emit_glue.c). */
+
+/* True when a failure to register this probe must not fail the run: the
+ * point (or one it was expanded from) was marked '?' or '!'. */
+bool emit_point_optional(const ResolvedPoint *rp);
+/* True when the point came from a wildcard: a failure to register it is a
+ * warning, as one of many candidates may be off limits. */
+bool emit_point_from_wildcard(const ResolvedPoint *rp);
+/* The registration flags for the runtime tables: "0", "TAP_PROBE_OPTIONAL"
+ * ... (see runtime/probes/probe_common.h). */
+const char *emit_point_flags(const ResolvedPoint *rp);
+/* The C statements that fill the public context fields a family knows
+ * (regs, user_regs, probe_type, is_return), indented one level. */
+void emit_context_fill(Emitter *e, const char *regs, const char *type,
+		       bool is_return);
 
 /* ---- user-space programs (user.c) ---- */
 

@@ -9,20 +9,13 @@
  * A pattern with a @file or :line part cannot be checked by symbols, so
  * it stays as written.
  */
-#include "family.h"
+#include "pointdata.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-/* ResolvedPoint.data for the kernel families. */
-typedef struct KernelPointData {
-	const char *module;     /* NULL for the kernel itself */
-	const char *function;   /* function or symbol name, or NULL */
-	int64_t address;        /* statement(N) / data(N) */
-	int64_t maxactive;      /* -1 when not given */
-	int64_t length;         /* kernel.data length, 0 when not given */
-} KernelPointData;
+/* ResolvedPoint.data for the kernel families: KernelPointData. */
 
 /* kretprobe instances are counted in a u16-sized field by old runtimes;
  * stay within that. */

@@ -306,6 +306,17 @@ static int resolve_perf(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	return 1;
 }
 
+bool perf_point_counter(const ResolvedPoint *rp, const char **name,
+			const char **program)
+{
+	const PerfData *d = rp && rp->family == &family_perf ? rp->data : NULL;
+	if (!d || !d->counter)
+		return false;
+	*name = d->counter;
+	*program = d->process;
+	return true;
+}
+
 static const char *const perf_shapes[] = {
 	"perf.type(n).config(n)[.sample(n)|.hz(n)][.process(s?)][.counter(s)]",
 	NULL

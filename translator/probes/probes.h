@@ -47,6 +47,10 @@ typedef struct ResolvedPoint {
  * for a known family, bad argument). */
 int probe_family_resolve(ProbePoint *pp, Vec *out);
 
+/* True when the first n components of the point begin some family's
+ * shape (names and argument kinds), whether or not it would resolve. */
+bool probe_family_has_prefix(ProbePoint *pp, int n);
+
 /* True when the first component names a family (begin, kernel, timer...),
  * for "did you mean" help in pass 2's messages. */
 bool probe_family_known_prefix(const char *first_component);
@@ -54,11 +58,42 @@ bool probe_family_known_prefix(const char *first_component);
 /* --dump-probe-types: one family pattern per line, sorted. */
 void dump_probe_types(FILE *out);
 
-/* Matching of one component name against a pattern with * ** and {a,b}
- * (shared with alias matching in pass 2).  ** matches across dots only in
- * whole-point matching, which callers do on the dotted text. */
+/* Matching of a name against a pattern with * ** and {a,b}: '*' stays
+ * within one component, '**' also matches across dots. */
 bool wildcard_match(const char *pattern, const char *name);
 bool has_wildcard(const char *s);
+
+/* A sequence of components a point is matched against: a family's shape
+ * or an alias's name.  name(i) is component i's name; fits(i, c) says
+ * whether the argument of the point's component c may stand at i;
+ * takes_arg(i) whether component i has an argument. */
+typedef struct PointMatcher {
+	int n;
+	const char *(*name)(void *ctx, int i);
+	bool (*fits)(void *ctx, int i, const ProbePointComp *c);
+	bool (*takes_arg)(void *ctx, int i);
+	void *ctx;
+} PointMatcher;
+
+/* Match pp's components against all of m's, the same way for aliases and
+ * families: a component without "**" stands for one of m's components; one
+ * with "**" for one or more in a row, matched on their dotted names, with
+ * its argument going to the last of them.  Returns how many of pp's
+ * components were used, or -1.  Without prefix, all of them must be; with
+ * prefix the rest is a suffix (alias names), and the match that uses the
+ * most is taken.  src (only without prefix) gets, for each of m's
+ * components, the point component that stands for it. */
+int point_match(ProbePoint *pp, const PointMatcher *m, bool prefix,
+		ProbePointComp **src);
+
+/* A perf probe with .counter("NAME"): its counter name and the program
+ * of its .process (NULL when it counts system-wide).  False for any
+ * other point. */
+bool perf_point_counter(const ResolvedPoint *rp, const char **name,
+			const char **program);
+/* A process(...) probe: the program it runs in (NULL for every process).
+ * False for any other point. */
+bool process_point_program(const ResolvedPoint *rp, const char **program);
 
 /* The context variable $name of a resolved point, or NULL. */
 const CtxVar *resolved_ctx_var(const ResolvedPoint *rp, const char *name);

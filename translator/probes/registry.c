@@ -72,15 +72,15 @@ static const char *brace_end(const char *p)
 	return NULL;
 }
 
-static bool wmatch(const char *p, const char *s, bool star_crosses_dot);
+static bool wmatch(const char *p, const char *s);
 
 /* Try each alternative of the brace group at p, followed by the rest of
  * the pattern. */
-static bool wmatch_braces(const char *p, const char *s, bool cross)
+static bool wmatch_braces(const char *p, const char *s)
 {
 	const char *end = brace_end(p);
 	if (!end)		/* unbalanced: the '{' is a plain character */
-		return *s == '{' && wmatch(p + 1, s + 1, cross);
+		return *s == '{' && wmatch(p + 1, s + 1);
 	const char *alt = p + 1;
 	int depth = 0;
 	for (const char *q = p + 1; q <= end; q++) {
@@ -94,7 +94,7 @@ static bool wmatch_braces(const char *p, const char *s, bool cross)
 		}
 		if ((*q == ',' && depth == 0) || q == end) {
 			char *pat = xsprintf("%.*s%s", (int)(q - alt), alt, end + 1);
-			if (wmatch(pat, s, cross))
+			if (wmatch(pat, s))
 				return true;
 			alt = q + 1;
 		}
@@ -102,23 +102,23 @@ static bool wmatch_braces(const char *p, const char *s, bool cross)
 	return false;
 }
 
-static bool wmatch(const char *p, const char *s, bool cross)
+/* '*' matches within one component, '**' across dots too. */
+static bool wmatch(const char *p, const char *s)
 {
 	for (;;) {
 		switch (*p) {
 		case 0:
 			return *s == 0;
 		case '{':
-			return wmatch_braces(p, s, cross);
+			return wmatch_braces(p, s);
 		case '*': {
 			bool dstar = p[1] == '*';
 			while (*p == '*')
 				p++;
-			bool any = dstar || cross;
 			for (const char *t = s;; t++) {
-				if (wmatch(p, t, cross))
+				if (wmatch(p, t))
 					return true;
-				if (!*t || (*t == '.' && !any))
+				if (!*t || (*t == '.' && !dstar))
 					return false;
 			}
 		}
@@ -133,7 +133,7 @@ static bool wmatch(const char *p, const char *s, bool cross)
 
 bool wildcard_match(const char *pattern, const char *name)
 {
-	return wmatch(pattern, name, false);
+	return wmatch(pattern, name);
 }
 
 bool has_wildcard(const char *s)
@@ -557,45 +557,93 @@ static bool args_ok(const ProbePointComp *c, ArgKind want)
 	return arg_kind(c) == want;
 }
 
-/* Match point components [pi..] against shape components [si..]; on
- * success fill names[]/args[] (per shape component) with what the
- * concrete point gets.  A component with "**" may stand for several shape
- * components; its argument then goes to the last of them. */
-static bool match_from(ProbePoint *pp, int pi, const Shape *sh, int si,
-		       ProbePointComp **src)
+/* ---- matching components: shared by shapes and alias names ----
+ *
+ * A point component without "**" stands for exactly one target component:
+ * its name pattern must match that name, and its argument must fit.  A
+ * component with "**" stands for one or more consecutive ones: the
+ * pattern is matched against their names joined with dots, and its
+ * argument goes to the last of them, so the ones before it must take
+ * none.  This way "t**ile" is timer.profile, "ke**on(\"f\")" is
+ * kernel.function("f") and "sys**open" is syscall.open, whether the
+ * target is a family's shape or a tapset alias's name.
+ */
+
+static int pm_from(ProbePoint *pp, int pi, const PointMatcher *m, int ti,
+		   bool prefix, ProbePointComp **src)
 {
 	int pn = pp->comps.len;
+	if (ti == m->n)
+		return pi == pn || prefix ? pi : -1;
 	if (pi == pn)
-		return si == sh->n;
-	if (si == sh->n)
-		return false;
+		return -1;
 	ProbePointComp *c = ppc(pp, pi);
 	if (!strstr(c->name, "**")) {
-		if (!wildcard_match(c->name, sh->comp[si].name) ||
-		    !args_ok(c, sh->comp[si].arg))
-			return false;
-		src[si] = c;
-		return match_from(pp, pi + 1, sh, si + 1, src);
+		if (!wmatch(c->name, m->name(m->ctx, ti)) || !m->fits(m->ctx, ti, c))
+			return -1;
+		int r = pm_from(pp, pi + 1, m, ti + 1, prefix, src);
+		if (r >= 0 && src)
+			src[ti] = c;
+		return r;
 	}
-	/* "**" spans shape components si..k; only the last takes the
-	 * argument, the ones before must take none. */
 	StrBuf joined = { 0 };
-	bool ok = false;
-	for (int k = si; k < sh->n && !ok; k++) {
-		if (k > si)
+	int best = -1;
+	for (int k = ti; k < m->n; k++) {
+		if (k > ti) {
+			if (m->takes_arg(m->ctx, k - 1))
+				break;
 			sb_putc(&joined, '.');
-		sb_puts(&joined, sh->comp[k].name);
-		if (k > si && sh->comp[k - 1].arg != ARG_NONE)
-			break;
-		if (!args_ok(c, sh->comp[k].arg) ||
-		    !wmatch(c->name, sb_cstr(&joined), true))
+		}
+		sb_puts(&joined, m->name(m->ctx, k));
+		if (!m->fits(m->ctx, k, c) || !wmatch(c->name, sb_cstr(&joined)))
 			continue;
-		for (int j = si; j <= k; j++)
-			src[j] = c;
-		ok = match_from(pp, pi + 1, sh, k + 1, src);
+		int r = pm_from(pp, pi + 1, m, k + 1, prefix, src);
+		if (r > best) {
+			best = r;
+			if (src)
+				for (int j = ti; j <= k; j++)
+					src[j] = c;
+		}
+		/* Without a suffix every match uses the whole point: the
+		 * first will do (and keeps src consistent). */
+		if (best >= 0 && !prefix)
+			break;
 	}
 	sb_free(&joined);
-	return ok;
+	return best;
+}
+
+int point_match(ProbePoint *pp, const PointMatcher *m, bool prefix,
+		ProbePointComp **src)
+{
+	ASSERT(!(prefix && src));
+	if (!pp || m->n <= 0)
+		return -1;
+	return pm_from(pp, 0, m, 0, prefix, src);
+}
+
+static const char *shape_comp_name(void *ctx, int i)
+{
+	return ((const Shape *)ctx)->comp[i].name;
+}
+
+static bool shape_comp_fits(void *ctx, int i, const ProbePointComp *c)
+{
+	return args_ok(c, ((const Shape *)ctx)->comp[i].arg);
+}
+
+static bool shape_comp_takes_arg(void *ctx, int i)
+{
+	return ((const Shape *)ctx)->comp[i].arg != ARG_NONE;
+}
+
+/* Whether pp fits the shape sh; src[i] gets the point component that
+ * stands for shape component i. */
+static bool match_shape(ProbePoint *pp, const Shape *sh, ProbePointComp **src)
+{
+	PointMatcher m = { sh->n, shape_comp_name, shape_comp_fits,
+			   shape_comp_takes_arg, (void *)sh };
+	return point_match(pp, &m, false, src) >= 0;
 }
 
 static ProbePoint *concrete_point(ProbePoint *pp, const Shape *sh,
@@ -809,7 +857,7 @@ static int diagnose(ProbePoint *pp)
 			near = next.data[j];
 		}
 	}
-	if (best == 1 && !ppc(pp, 0)->arg) {
+	if (best == 1 && !ppc(pp, 0)->arg && next.len) {
 		if (near)
 			error_at(bad->loc, _("probe point '%s' matches no probe family (did you mean '%s.%s'?)"),
 				 text, head, near);
@@ -830,6 +878,26 @@ static int diagnose(ProbePoint *pp)
 	return -1;
 }
 
+bool probe_family_has_prefix(ProbePoint *pp, int n)
+{
+	if (!pp || n <= 0 || n > pp->comps.len)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!ppc(pp, i)->name || strstr(ppc(pp, i)->name, "**"))
+			return false;
+	build_shapes();
+	for (int s = 0; s < shapes.len; s++) {
+		const Shape *sh = shapes.data[s];
+		int i = 0;
+		while (i < n && i < sh->n && wmatch(ppc(pp, i)->name, sh->comp[i].name) &&
+		       args_ok(ppc(pp, i), sh->comp[i].arg))
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
 int probe_family_resolve(ProbePoint *pp, Vec *out)
 {
 	if (!pp || pp->comps.len == 0)
@@ -848,7 +916,7 @@ int probe_family_resolve(ProbePoint *pp, Vec *out)
 	for (int s = 0; s < shapes.len; s++) {
 		const Shape *sh = shapes.data[s];
 		ProbePointComp *src[MAX_SHAPE_COMPS];
-		if (!match_from(pp, 0, sh, 0, src))
+		if (!match_shape(pp, sh, src))
 			continue;
 		ProbePoint *c = concrete_point(pp, sh, src);
 		const char *t = intern(pp_text(c));

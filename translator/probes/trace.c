@@ -16,7 +16,7 @@
  * Header #if/#ifdef on CONFIG_ options are followed with the target's
  * .config when there is one; anything else counts as true.
  */
-#include "family.h"
+#include "pointdata.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -24,17 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef struct TraceArg {
-	const char *name, *ctype;
-} TraceArg;
-
-/* ResolvedPoint.data for tracepoints. */
-typedef struct TraceEvent {
-	const char *system, *name;   /* interned */
-	Vec args;                    /* TraceArg *; valid when have_args */
-	bool have_args;
-	const char *header;          /* the header that declares it, or NULL */
-} TraceEvent;
+/* ResolvedPoint.data for tracepoints: TraceEvent (pointdata.h). */
 
 static Vec events;                   /* TraceEvent * */
 static bool events_loaded, have_source;
@@ -260,8 +250,10 @@ static void parse_proto(TraceEvent *e, const char *proto, size_t len)
 				 (n[-1] >= 'A' && n[-1] <= 'Z') ||
 				 (n[-1] >= '0' && n[-1] <= '9')))
 			n--;
-		if (n == b || n == a)
+		if (n == b || n == a) {
+			e->odd_args = true; /* pass 3 cannot declare it */
 			continue;          /* unnamed or odd: no $variable */
+		}
 		TraceArg *arg = NEW(TraceArg);
 		arg->name = intern_n(n, b - n);
 		const char *t = n;

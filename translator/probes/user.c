@@ -406,7 +406,10 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			ProcessData *d = NEW(ProcessData);
 			*d = *proto;
 			d->name = f;
-			rp_push(out, fam, c)->data = d;
+			ResolvedPoint *rp = rp_push(out, fam, c);
+			rp->data = d;
+			/* $$name: the function the PLT entry leads to */
+			rp_var(rp, "$name", TY_STRING, NULL)->scalar = true;
 		}
 		return names.len;
 	}
@@ -443,6 +446,9 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			rp->data = d;
 			for (int a = 1; a <= s->nargs; a++)
 				rp_var(rp, xsprintf("arg%d", a), TY_LONG, "long");
+			/* $$name and $$provider: the parts of the marker's name */
+			rp_var(rp, "$name", TY_STRING, NULL)->scalar = true;
+			rp_var(rp, "$provider", TY_STRING, NULL)->scalar = true;
 			total++;
 		}
 		return total;
@@ -605,6 +611,15 @@ static int resolve_process(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 		total += r;
 	}
 	return total;
+}
+
+bool process_point_program(const ResolvedPoint *rp, const char **program)
+{
+	const ProcessData *d = rp && rp->family == &family_process ? rp->data : NULL;
+	if (!d)
+		return false;
+	*program = d->path;     /* a library probe runs in the program */
+	return true;
 }
 
 static const char *const process_shapes[] = {

@@ -4,4 +4,4 @@ insmod tapc_selftest.ko greeting=vm || exit 1
 cat /proc/tapc_selftest
 cat /proc/tapc_selftest
 rmmod tapc_selftest || exit 1
-dmesg | grep -o 'tapc_selftest: .*'
+dmesg | grep -oE 'tapc_selftest: (loaded|unloaded).*'

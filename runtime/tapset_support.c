@@ -1,0 +1,408 @@
+/*
+ * tapset_support.c - memory, symbol, stack and task helpers for embedded C
+ * (runtime/TAPSET-API.md; declarations in tapset_support.h).
+ *
+ * Kernel only: the user-space unit tests of the runtime bring their own
+ * stand-ins.  All of it is safe in any probe context: reads go through
+ * the kernel's *_nofault copies, symbol lookups through sprint_symbol()
+ * (kallsyms_lookup_name() and friends are not exported), and stacks
+ * through the x86 unwinder when the kernel exports it.
+ */
+#include "tap.h"
+#include "tapset_support.h"
+#include "tap_features.h"
+
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/printk.h>
+#include <linux/sched/task_stack.h>
+#include <linux/stacktrace.h>
+#ifdef TAP_HAVE_X86_UNWIND
+#include <asm/unwind.h>
+#endif
+
+/* ---- memory ---- */
+
+int tap_read_kernel(void *dst, const void *src, size_t n)
+{
+	return copy_from_kernel_nofault(dst, src, n) ? -EFAULT : 0;
+}
+
+/*
+ * copy_to_kernel_nofault() is not exported; the per-byte store with an
+ * exception-table fixup is what it does.  Only kernel addresses: a user
+ * address is not what a guru function means to change here.
+ */
+int tap_write_kernel(void *dst, const void *src, size_t n)
+{
+	unsigned long a = (unsigned long)dst;
+	size_t i;
+
+	if (a < TASK_SIZE_MAX + PAGE_SIZE || a + n < a)
+		return -EFAULT;
+	pagefault_disable();
+	for (i = 0; i < n; i++)
+		__put_kernel_nofault((u8 *)dst + i, (const u8 *)src + i, u8,
+				     err_fault);
+	pagefault_enable();
+	return 0;
+err_fault:
+	pagefault_enable();
+	return -EFAULT;
+}
+
+/* A user address means the current task's, and a kernel thread has
+ * none. */
+static bool _tap_user_access_ok(void)
+{
+	return current->mm && !(current->flags & PF_KTHREAD);
+}
+
+int tap_read_user(void *dst, const void __user *src, size_t n)
+{
+	if (!_tap_user_access_ok())
+		return -EFAULT;
+	return copy_from_user_nofault(dst, src, n) ? -EFAULT : 0;
+}
+
+int tap_write_user(void __user *dst, const void *src, size_t n)
+{
+	if (!_tap_user_access_ok())
+		return -EFAULT;
+	return copy_to_user_nofault(dst, src, n) ? -EFAULT : 0;
+}
+
+/*
+ * Strings are copied a page at a time: a page is readable or not as a
+ * whole, so reading past the NUL up to the page's end cannot fault where
+ * the string itself did not.
+ */
+static long _tap_strncpy(char *dst, unsigned long src, size_t n, bool user)
+{
+	size_t done = 0;
+
+	if (n == 0)
+		return -EINVAL;
+	while (done < n - 1) {
+		size_t chunk = min_t(size_t, n - 1 - done,
+				     PAGE_SIZE - offset_in_page(src + done));
+		const char *nul;
+		int r = user ? tap_read_user(dst + done,
+					     (const void __user *)(src + done), chunk)
+			     : tap_read_kernel(dst + done, (const void *)(src + done),
+					       chunk);
+
+		if (r) {
+			dst[0] = '\0';
+			return -EFAULT;
+		}
+		nul = memchr(dst + done, '\0', chunk);
+		if (nul)
+			return nul - dst;
+		done += chunk;
+	}
+	dst[n - 1] = '\0';
+	return n - 1;
+}
+
+long tap_strncpy_kernel(char *dst, const char *src, size_t n)
+{
+	return _tap_strncpy(dst, (unsigned long)src, n, false);
+}
+
+long tap_strncpy_user(char *dst, const char __user *src, size_t n)
+{
+	return _tap_strncpy(dst, (unsigned long)src, n, true);
+}
+
+/* ---- kernel symbols ---- */
+
+/*
+ * sprint_symbol() writes "name+0xoff/0xsize [module]" (no module part for
+ * vmlinux), or just "0x<address>" when kallsyms knows nothing there.  Its
+ * buffer is as big as %pS uses on the stack.
+ */
+static bool _tap_sym_unknown(const char *s)
+{
+	return s[0] == '0' && s[1] == 'x';
+}
+
+/* The " [module]" part of a sprint_symbol() text, or NULL for vmlinux. */
+static char *_tap_sym_module(char *s)
+{
+	return strstr(s, " [");
+}
+
+int tap_symname(unsigned long addr, char *buf, size_t len)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	char *mod;
+
+	sprint_symbol_no_offset(sym, addr);
+	if (_tap_sym_unknown(sym)) {
+		snprintf(buf, len, "0x%lx", addr);
+		return -ENOENT;
+	}
+	mod = _tap_sym_module(sym);
+	if (mod)
+		*mod = '\0';
+	strscpy(buf, sym, len);
+	return 0;
+}
+
+int tap_symdata(unsigned long addr, char *buf, size_t len)
+{
+	char sym[KSYM_SYMBOL_LEN];
+
+	sprint_symbol(sym, addr);
+	if (_tap_sym_unknown(sym)) {
+		snprintf(buf, len, "0x%lx", addr);
+		return -ENOENT;
+	}
+	if (_tap_sym_module(sym))
+		strscpy(buf, sym, len);
+	else
+		snprintf(buf, len, "%s [kernel]", sym);
+	return 0;
+}
+
+int tap_modname(unsigned long addr, char *buf, size_t len)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	char *mod, *end;
+
+	sprint_symbol_no_offset(sym, addr);
+	if (_tap_sym_unknown(sym)) {
+		strscpy(buf, "<unknown>", len);
+		return -ENOENT;
+	}
+	mod = _tap_sym_module(sym);
+	if (!mod) {
+		strscpy(buf, "kernel", len);
+		return 0;
+	}
+	mod += 2;
+	end = strpbrk(mod, " ]");
+	if (end)
+		*end = '\0';
+	strscpy(buf, mod, len);
+	return 0;
+}
+
+#ifndef TAP_HAVE_USER_SYMTAB
+int tap_usymname(unsigned long addr, char *buf, size_t len)
+{
+	snprintf(buf, len, "0x%lx", addr);
+	return -ENOENT;
+}
+
+int tap_usymdata(unsigned long addr, char *buf, size_t len)
+{
+	return tap_usymname(addr, buf, len);
+}
+
+int tap_umodname(unsigned long addr, char *buf, size_t len)
+{
+	strscpy(buf, "<unknown>", len);
+	return -ENOENT;
+}
+#endif
+
+/* ---- stacks ---- */
+
+/* Probes that run outside any interesting stack: nothing to show. */
+static bool _tap_no_stack(const struct tap_context *c)
+{
+	const char *t = c->probe_type;
+
+	return !t || !strcmp(t, "begin") || !strcmp(t, "end") ||
+	       !strcmp(t, "error") || !strcmp(t, "procfs");
+}
+
+#ifdef TAP_HAVE_X86_UNWIND
+/*
+ * Walk task t's kernel stack from regs, the probed address first (or,
+ * with no regs, from here, leaving out the frames of this module: the
+ * handler and its glue).  Starting from a probe's regs, the unwinder may
+ * begin with the probed address or with its caller; either way it is
+ * listed once.
+ */
+static int _tap_unwind(struct task_struct *t, struct pt_regs *regs,
+		       unsigned long *pcs, int max)
+{
+	struct unwind_state state;
+	bool skipping = !regs && t == current;
+	int n = 0;
+
+	if (regs && max > 0)
+		pcs[n++] = instruction_pointer(regs);
+	for (unwind_start(&state, t, regs, NULL);
+	     !unwind_done(&state) && n < max; unwind_next_frame(&state)) {
+		unsigned long addr = unwind_get_return_address(&state);
+
+		if (!addr)
+			break;
+		if (skipping && within_module(addr, THIS_MODULE))
+			continue;
+		skipping = false;
+		if (n == 1 && regs && addr == pcs[0])
+			continue;
+		pcs[n++] = addr;
+	}
+	return n;
+}
+#endif
+
+static int _tap_kernel_backtrace(struct tap_context *c, unsigned long *pcs,
+				 int max)
+{
+	struct pt_regs *regs = c->regs;
+
+	if (regs && user_mode(regs))
+		return 0;		/* a sample that hit user space */
+#ifdef TAP_HAVE_X86_UNWIND
+	return _tap_unwind(current, regs, pcs, max);
+#else
+	{
+		/* without the unwinder: the stack from here, minus our
+		 * own frames; the probed address first when known */
+		unsigned long tmp[MAXTRACE + 16];
+		int i, nr, n = 0;
+
+		if (regs)
+			pcs[n++] = instruction_pointer(regs);
+		nr = stack_trace_save(tmp, ARRAY_SIZE(tmp), 0);
+		for (i = 0; i < nr && within_module(tmp[i], THIS_MODULE); i++)
+			;
+		for (; i < nr && n < max; i++)
+			pcs[n++] = tmp[i];
+		return n;
+	}
+#endif
+}
+
+/*
+ * User stacks are followed through the frame-pointer chain: exact for
+ * code built with frame pointers, just the probed address otherwise
+ * (there is no user unwinder for modules).
+ */
+static int _tap_user_backtrace(struct tap_context *c, unsigned long *pcs,
+			       int max)
+{
+	struct pt_regs *regs = c->user_regs;
+	unsigned long fp, frame[2];
+	int n = 0;
+
+	if (!regs || max <= 0)
+		return 0;
+	pcs[n++] = instruction_pointer(regs);
+	fp = regs->bp;
+	while (n < max && fp && !(fp & (sizeof(long) - 1))) {
+		if (tap_read_user(frame, (const void __user *)fp, sizeof(frame)))
+			break;
+		if (!frame[1])
+			break;
+		pcs[n++] = frame[1];
+		if (frame[0] <= fp)	/* stacks grow down: callers are higher */
+			break;
+		fp = frame[0];
+	}
+	return n;
+}
+
+int tap_backtrace(bool user, unsigned long *pcs, int max)
+{
+	struct tap_context *c = tap_current_context();
+
+	if (!c || max <= 0 || _tap_no_stack(c))
+		return 0;
+	return user ? _tap_user_backtrace(c, pcs, max)
+		    : _tap_kernel_backtrace(c, pcs, max);
+}
+
+/*
+ * A sleeping task's stack.  Modules cannot pin a task's stack
+ * (put_task_stack() is not exported); the kernel frees stacks after an
+ * RCU grace period, so reading one under rcu_read_lock() cannot fault.  A
+ * running or exiting task is refused.
+ */
+int tap_task_backtrace(struct task_struct *t, unsigned long *pcs, int max)
+{
+	int n = 0;
+
+	if (!t || t == current)
+		return -EINVAL;
+	rcu_read_lock();
+	if (READ_ONCE(t->on_cpu) || READ_ONCE(t->exit_state) ||
+	    task_is_running(t) || !task_stack_page(t)) {
+		rcu_read_unlock();
+		return -EINVAL;
+	}
+#ifdef TAP_HAVE_X86_UNWIND
+	n = _tap_unwind(t, NULL, pcs, max);
+#endif
+	rcu_read_unlock();
+	return n;
+}
+
+/* ---- tasks, the module, the kernel log ---- */
+
+struct task_struct *tap_pid2task(pid_t pid)
+{
+	struct task_struct *t;
+
+	rcu_read_lock();
+	t = pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID);
+	rcu_read_unlock();
+	return t;
+}
+
+void tap_module_size(char *buf, size_t len)
+{
+	const struct module *m = THIS_MODULE;
+	unsigned long text, data;
+
+#ifdef TAP_HAVE_MODULE_MEMORY
+	text = m->mem[MOD_TEXT].size;
+	data = m->mem[MOD_DATA].size + m->mem[MOD_RODATA].size +
+	       m->mem[MOD_RO_AFTER_INIT].size;
+#else
+	text = m->core_layout.text_size;
+	data = m->core_layout.size - m->core_layout.text_size;
+#endif
+	snprintf(buf, len, "%lu text/%lu data", text, data);
+}
+
+void tap_printk(int level, const char *msg)
+{
+	size_t n = strlen(msg);
+	const char *nl = n && msg[n - 1] == '\n' ? "" : "\n";
+
+	switch (level) {
+	case 0:
+		printk(KERN_EMERG "%s%s", msg, nl);
+		break;
+	case 1:
+		printk(KERN_ALERT "%s%s", msg, nl);
+		break;
+	case 2:
+		printk(KERN_CRIT "%s%s", msg, nl);
+		break;
+	case 3:
+		printk(KERN_ERR "%s%s", msg, nl);
+		break;
+	case 4:
+		printk(KERN_WARNING "%s%s", msg, nl);
+		break;
+	case 5:
+		printk(KERN_NOTICE "%s%s", msg, nl);
+		break;
+	case 6:
+		printk(KERN_INFO "%s%s", msg, nl);
+		break;
+	default:
+		printk(KERN_DEBUG "%s%s", msg, nl);
+		break;
+	}
+}

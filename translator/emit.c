@@ -1,0 +1,1673 @@
+/* emit.c - pass 3: the module's C file.
+ *
+ * This file holds the printer, the C names of script things, and the
+ * layout of the whole file (see emit.h): globals, frames, the bodies that
+ * emit_stmt.c/emit_expr.c write, begin/end/error runners, the start and
+ * stop hooks the transport calls, and the display of globals that were
+ * written but never read.
+ */
+#include "emit_priv.h"
+#include "build.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ================= the printer ================= */
+
+static void put_indent(StrBuf *sb, int n)
+{
+	for (int i = 0; i < n; i++)
+		sb_putc(sb, '\t');
+}
+
+static void vline(Emitter *e, const char *fmt, va_list ap)
+{
+	put_indent(e->out, e->indent);
+	sb_vprintf(e->out, fmt, ap);
+	sb_putc(e->out, '\n');
+}
+
+void emit(Emitter *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vline(e, fmt, ap);
+	va_end(ap);
+}
+
+void emit_open(Emitter *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vline(e, fmt, ap);
+	va_end(ap);
+	e->indent++;
+}
+
+void emit_func(Emitter *e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vline(e, fmt, ap);
+	va_end(ap);
+	emit(e, "{");
+	e->indent++;
+}
+
+void emit_close(Emitter *e, const char *fmt, ...)
+{
+	va_list ap;
+	if (e->indent > 0)
+		e->indent--;
+	va_start(ap, fmt);
+	vline(e, fmt, ap);
+	va_end(ap);
+}
+
+void emit_raw(Emitter *e, const char *text)
+{
+	sb_puts(e->out, text);
+	if (e->out->len && e->out->data[e->out->len - 1] != '\n')
+		sb_putc(e->out, '\n');
+}
+
+void emit_blank(Emitter *e)
+{
+	sb_putc(e->out, '\n');
+}
+
+void emit_line_directive(Emitter *e, Loc loc)
+{
+	if (!loc.file || loc.line <= 0)
+		return;
+	sb_printf(e->out, "#line %d %s\n", loc.line, c_string(loc.file->name));
+}
+
+/* Back to the C file's own numbering after script-mapped code. */
+static void emit_line_reset(Emitter *e)
+{
+	int line = 2;   /* the #line line itself is 1 before the next */
+	for (size_t i = 0; i < e->out->len; i++)
+		if (e->out->data[i] == '\n')
+			line++;
+	sb_printf(e->out, "#line %d %s\n", line, c_string(e->c_name));
+}
+
+Mark emit_mark(Emitter *e)
+{
+	return (Mark){ e->out->len, e->indent };
+}
+
+void emit_insert(Emitter *e, Mark m, const char *line)
+{
+	StrBuf ins = { 0 };
+	put_indent(&ins, m.indent);
+	sb_puts(&ins, line);
+	sb_putc(&ins, '\n');
+	StrBuf *o = e->out;
+	size_t n = ins.len;
+	sb_putn(o, ins.data, n);   /* grow by n */
+	memmove(o->data + m.pos + n, o->data + m.pos, o->len - n - m.pos);
+	memcpy(o->data + m.pos, ins.data, n);
+	sb_free(&ins);
+}
+
+const char *c_string(const char *s)
+{
+	StrBuf sb = { 0 };
+	sb_putc(&sb, '"');
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': sb_puts(&sb, "\\\""); break;
+		case '\\': sb_puts(&sb, "\\\\"); break;
+		case '\n': sb_puts(&sb, "\\n"); break;
+		case '\t': sb_puts(&sb, "\\t"); break;
+		case '\r': sb_puts(&sb, "\\r"); break;
+		case '?':
+			/* "??x" could be a trigraph to an old compiler */
+			sb_puts(&sb, p[1] == '?' ? "\\?" : "?");
+			break;
+		default:
+			if (*p < 32 || *p >= 127)
+				sb_printf(&sb, "\\%03o", *p);
+			else
+				sb_putc(&sb, *p);
+		}
+	}
+	sb_putc(&sb, '"');
+	const char *r = xstrdup(sb_cstr(&sb));
+	sb_free(&sb);
+	return r;
+}
+
+const char *emit_fresh_name(Emitter *e, const char *prefix)
+{
+	return xsprintf("%s_%d", prefix, e->fresh++);
+}
+
+const char *long_lit(int64_t v)
+{
+	if (v == INT64_MIN)
+		return "(-9223372036854775807LL - 1)";
+	if (v < 0)
+		return xsprintf("(%lldLL)", (long long)v);
+	return xsprintf("%lldLL", (long long)v);
+}
+
+const char *loc_text(Loc loc, const char *what)
+{
+	if (!loc.file || loc.line <= 0)
+		return c_string(what);
+	return c_string(xsprintf("%s at %s:%d:%d", what, loc.file->name, loc.line,
+				 loc.col));
+}
+
+void emit_error_at(Emitter *e, Loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	verror_at(loc, fmt, ap);
+	va_end(ap);
+	e->failed = true;
+}
+
+/* ================= C names ================= */
+
+typedef struct NameEntry {
+	const void *key;
+	const char *name;
+} NameEntry;
+
+static bool name_taken(Emitter *e, const char *n)
+{
+	for (int i = 0; i < e->used_names.len; i++)
+		if (vec_get(&e->used_names, i) == n)
+			return true;
+	return false;
+}
+
+/* A unique name for key (a Var or Func), made once. */
+static const char *unique_name(Emitter *e, const void *key, const char *prefix,
+			       const char *base)
+{
+	for (int i = 0; i < e->names.len; i++) {
+		NameEntry *ne = vec_get(&e->names, i);
+		if (ne->key == key)
+			return ne->name;
+	}
+	const char *n = intern(xsprintf("%s%s", prefix, base));
+	for (int k = 2; name_taken(e, n); k++)
+		n = intern(xsprintf("%s%s_%d", prefix, base, k));
+	vec_push(&e->used_names, (void *)n);
+	NameEntry *ne = NEW(NameEntry);
+	ne->key = key;
+	ne->name = n;
+	vec_push(&e->names, ne);
+	return n;
+}
+
+const char *var_cname(Emitter *e, Var *v)
+{
+	if (v->scope == VS_GLOBAL)
+		return unique_name(e, v, "tapg_", v->name);
+	return xsprintf("v_%s", v->name);
+}
+
+const char *var_ref(Emitter *e, Var *v)
+{
+	if (v->scope == VS_GLOBAL)
+		return xsprintf("%s.v", var_cname(e, v));
+	return xsprintf("l->%s", var_cname(e, v));
+}
+
+const char *func_cname(Emitter *e, Func *f)
+{
+	return unique_name(e, f, "tapf_", f->name);
+}
+
+/* ================= walking the tree ================= */
+
+void walk_children(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx)
+{
+	Node **one[] = { &n->lhs, &n->rhs, &n->base, &n->cond, &n->then, &n->els,
+			 &n->init, &n->incr, &n->body, &n->fmt, &n->value, &n->limit,
+			 &n->catch_var };
+	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
+		if (*one[i])
+			fn(one[i], ctx);
+	Vec *vecs[] = { &n->args, &n->stmts, &n->slice };
+	for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
+		for (int j = 0; j < vecs[i]->len; j++)
+			if (vecs[i]->data[j])
+				fn((Node **)&vecs[i]->data[j], ctx);
+	for (int j = 0; j < n->comps.len; j++) {
+		Component *c = vec_get(&n->comps, j);
+		if (c && c->index)
+			fn(&c->index, ctx);
+	}
+}
+
+/* ================= bodies: bookkeeping ================= */
+
+void body_use_global(Body *b, Var *v, bool write)
+{
+	for (int i = 0; i < b->uses.len; i++) {
+		GlobalUse *u = vec_get(&b->uses, i);
+		if (u->var == v) {
+			u->write |= write;
+			return;
+		}
+	}
+	GlobalUse *u = NEW(GlobalUse);
+	u->var = v;
+	u->write = write;
+	vec_push(&b->uses, u);
+}
+
+void body_add_local(Body *b, Var *v)
+{
+	for (int i = 0; i < b->locals.len; i++)
+		if (vec_get(&b->locals, i) == v)
+			return;
+	vec_push(&b->locals, v);
+}
+
+Label *new_label(Body *b, const char *stem)
+{
+	Label *l = NEW(Label);
+	l->name = xsprintf("%s_%d", stem, b->nlabels++);
+	return l;
+}
+
+void emit_label(Emitter *e, Label *l)
+{
+	if (!l->used)
+		return;
+	/* labels sit at the outer indentation, as kernel code has them */
+	sb_printf(e->out, "%s: ;\n", l->name);
+}
+
+const char *goto_label(Label *l)
+{
+	l->used = true;
+	return xsprintf("goto %s;", l->name);
+}
+
+const char *err_goto(Body *b)
+{
+	return goto_label(vec_last(&b->errs));
+}
+
+bool is_user_family(const ResolvedPoint *rp)
+{
+	extern const ProbeFamily family_process;
+	return rp && rp->family == &family_process;
+}
+
+/* ================= statistics specs ================= */
+
+typedef struct SpecEntry {
+	Var *var;
+	StatSpec spec;
+} SpecEntry;
+
+static Vec spec_table;   /* SpecEntry * */
+
+StatSpec *global_stat_spec(Emitter *e, Var *v)
+{
+	(void)e;
+	for (int i = 0; i < spec_table.len; i++) {
+		SpecEntry *s = vec_get(&spec_table, i);
+		if (s->var == v)
+			return &s->spec;
+	}
+	SpecEntry *s = NEW(SpecEntry);
+	s->var = v;
+	vec_push(&spec_table, s);
+	return &s->spec;
+}
+
+const char *stat_spec_ref(Emitter *e, Var *v)
+{
+	return xsprintf("&%s.%s->spec", var_cname(e, v), v->arity > 0 ? "m" : "s");
+}
+
+/* ================= the program ================= */
+
+extern const ProbeFamily family_begin, family_end, family_error, family_never;
+
+typedef struct FamilyGroup {
+	const ProbeFamily *fam;
+	Vec probes;             /* EmitProbe * */
+	FamilyCode code;
+} FamilyGroup;
+
+typedef struct Unit {
+	Emitter e;
+	Program *prog;
+	Vec funcs;              /* Body * of script functions (prog->funcs order) */
+	Vec probes;             /* Body * of probe bodies */
+	Vec entries;            /* Body * of @entry savers */
+	Vec eps;                /* EmitProbe * */
+	Vec groups;             /* FamilyGroup * (not begin/end/error/never) */
+	Vec begins, ends, errors;   /* EmitProbe * */
+	Vec display;            /* Var *: written, never read */
+	bool display_used;
+	Body *display_body;
+} Unit;
+
+static const char *point_text(ProbePoint *pp)
+{
+	return pp ? probe_point_text(pp) : "?";
+}
+
+static EmitProbe *make_emit_probe(Probe *p, int index)
+{
+	EmitProbe *ep = NEW(EmitProbe);
+	ProbePoint *pp = p->points.len ? vec_get(&p->points, 0) : NULL;
+	ep->probe = p;
+	ep->rp = p->aux;
+	ep->index = index;
+	ep->body_fn = xsprintf("tapp_%d", index);
+	ep->pp = c_string(point_text(ep->rp ? ep->rp->point : pp));
+	ProbePoint *user = pp;
+	while (user && user->from)
+		user = user->from;
+	ep->pn = c_string(point_text(user));
+	return ep;
+}
+
+static Emitter *the_emitter;
+
+static Body *new_body(const char *name)
+{
+	Body *b = NEW(Body);
+	b->e = the_emitter;
+	b->name = name;
+	b->frame = xsprintf("struct tap_frame_%s", name);
+	b->out = NEW(Label);
+	b->out->name = "out";
+	vec_push(&b->errs, b->out);
+	return b;
+}
+
+/* ---- scanning for @entry uses and statistics specs ---- */
+
+static void scan_entries(Node **slot, void *ctx)
+{
+	Body *b = ctx;
+	Node *n = *slot;
+	if (n->kind == N_ENTRY) {
+		vec_push(&b->entries, n);
+		return;   /* an @entry inside an @entry is the same save */
+	}
+	walk_children(n, scan_entries, ctx);
+}
+
+static bool number_arg(Node *n, int64_t *v)
+{
+	if (!n)
+		return false;
+	if (n->kind == N_NUMBER) {
+		*v = n->num;
+		return true;
+	}
+	if (n->kind == N_UNARY && n->op && n->lhs && n->lhs->kind == N_NUMBER &&
+	    (!strcmp(n->op, "-") || !strcmp(n->op, "+"))) {
+		*v = !strcmp(n->op, "-") ? (int64_t)(0 - (uint64_t)n->lhs->num) : n->lhs->num;
+		return true;
+	}
+	return false;
+}
+
+static void note_hist(Emitter *e, Node *n)
+{
+	Var *v = n->lhs ? n->lhs->var : NULL;
+	if (!v)
+		return;
+	StatSpec *s = global_stat_spec(e, v);
+	StatSpec want = { 0 };
+	want.type = !strcmp(n->op, "@hist_log") ? 1 : 2;
+	if (want.type == 2) {
+		if (n->args.len != 3 || !number_arg(vec_get(&n->args, 0), &want.start) ||
+		    !number_arg(vec_get(&n->args, 1), &want.stop) ||
+		    !number_arg(vec_get(&n->args, 2), &want.interval)) {
+			emit_error_at(e, n->loc, _("@hist_linear needs three number literals: "
+						   "start, stop and interval"));
+			return;
+		}
+		if (want.interval <= 0) {
+			emit_error_at(e, n->loc, _("@hist_linear interval must be positive"));
+			return;
+		}
+		if (want.stop < want.start) {
+			emit_error_at(e, n->loc, _("@hist_linear stop is below its start"));
+			return;
+		}
+		if ((uint64_t)want.stop - (uint64_t)want.start >
+		    (uint64_t)want.interval * 65536) {
+			emit_error_at(e, n->loc, _("@hist_linear has too many buckets (at most "
+						   "65536)"));
+			return;
+		}
+	}
+	if (!s->set_hist) {
+		s->type = want.type;
+		s->start = want.start;
+		s->stop = want.stop;
+		s->interval = want.interval;
+		s->set_hist = true;
+		s->loc = n->loc;
+		return;
+	}
+	if (s->type != want.type || s->start != want.start || s->stop != want.stop ||
+	    s->interval != want.interval)
+		emit_error_at(e, n->loc, _("'%s' is used with two different histograms "
+					   "(the other is at %s:%d)"), v->name,
+			      s->loc.file ? s->loc.file->name : "?", s->loc.line);
+}
+
+static void note_variance(Emitter *e, Node *n)
+{
+	Var *v = n->lhs ? n->lhs->var : NULL;
+	if (!v)
+		return;
+	int64_t shift = 0;
+	if (n->args.len > 0 && !number_arg(vec_get(&n->args, 0), &shift)) {
+		emit_error_at(e, n->loc, _("the bit shift of @variance must be a number literal"));
+		return;
+	}
+	if (shift < 0 || shift > 62) {
+		emit_error_at(e, n->loc, _("the bit shift of @variance must be 0 to 62"));
+		return;
+	}
+	StatSpec *s = global_stat_spec(e, v);
+	if (!s->set_shift) {
+		s->var_shift = (int)shift;
+		s->set_shift = true;
+		return;
+	}
+	if (s->var_shift != shift)
+		emit_error_at(e, n->loc, _("'%s' is used with two different @variance bit "
+					   "shifts"), v->name);
+}
+
+static void scan_stats(Node **slot, void *ctx)
+{
+	Emitter *e = ctx;
+	Node *n = *slot;
+	if (n->kind == N_HIST && n->op)
+		note_hist(e, n);
+	else if (n->kind == N_STAT && n->op && !strcmp(n->op, "@variance"))
+		note_variance(e, n);
+	walk_children(n, scan_stats, ctx);
+}
+
+/* ---- writing one body out ---- */
+
+static void write_frame(Emitter *e, Body *b, Type ret)
+{
+	emit_open(e, "%s {", b->frame);
+	for (int i = 0; i < b->locals.len; i++) {
+		Var *v = vec_get(&b->locals, i);
+		if (v->type == TY_STRING)
+			emit(e, "char %s[MAXSTRINGLEN];", var_cname(e, v));
+		else
+			emit(e, "int64_t %s;", var_cname(e, v));
+	}
+	if (ret == TY_STRING)
+		emit(e, "char __retval[MAXSTRINGLEN];");
+	else if (ret == TY_LONG)
+		emit(e, "int64_t __retval;");
+	if (b->max_long)
+		emit(e, "int64_t n[%d];", b->max_long);
+	if (b->max_str)
+		emit(e, "char s[%d][MAXSTRINGLEN];", b->max_str);
+	if (b->max_key)
+		emit(e, "union tap_key k[%d][TAP_MAX_KEYS];", b->max_key);
+	if (b->max_it)
+		emit(e, "struct tap_iter it[%d];", b->max_it);
+	if (b->max_arg)
+		emit(e, "struct tap_arg a[%d];", b->max_arg);
+	if (!b->locals.len && ret != TY_STRING && ret != TY_LONG && !b->max_long &&
+	    !b->max_str && !b->max_key && !b->max_it && !b->max_arg)
+		emit(e, "char unused;");
+	emit_close(e, "};");
+}
+
+/* Locals start as 0 and "" at every entry. */
+static void write_local_init(Emitter *e, Body *b, Func *f)
+{
+	for (int i = 0; i < b->locals.len; i++) {
+		Var *v = vec_get(&b->locals, i);
+		if (v->scope == VS_PARAM)
+			continue;
+		if (v->type == TY_STRING)
+			emit(e, "l->%s[0] = '\\0';", var_cname(e, v));
+		else
+			emit(e, "l->%s = 0;", var_cname(e, v));
+	}
+	if (f && f->type == TY_STRING)
+		emit(e, "l->__retval[0] = '\\0';");
+	else if (f && f->type == TY_LONG)
+		emit(e, "l->__retval = 0;");
+}
+
+/* ---- globals and locks ---- */
+
+static int global_index(Unit *u, Var *v)
+{
+	for (int i = 0; i < u->prog->globals.len; i++)
+		if (vec_get(&u->prog->globals, i) == v)
+			return i;
+	return -1;
+}
+
+static Body *func_body(Unit *u, Func *f)
+{
+	for (int i = 0; i < u->prog->funcs.len; i++)
+		if (vec_get(&u->prog->funcs, i) == f)
+			return vec_get(&u->funcs, i);
+	return NULL;
+}
+
+/* Every global a body touches, through the functions it calls too. */
+static void collect_uses(Unit *u, Body *b, Vec *seen, GlobalUse *acc, int nglob)
+{
+	for (int i = 0; i < seen->len; i++)
+		if (vec_get(seen, i) == b)
+			return;
+	vec_push(seen, b);
+	for (int i = 0; i < b->uses.len; i++) {
+		GlobalUse *g = vec_get(&b->uses, i);
+		int k = global_index(u, g->var);
+		if (k < 0 || k >= nglob)
+			continue;
+		acc[k].var = g->var;
+		acc[k].write |= g->write;
+	}
+	for (int i = 0; i < b->calls.len; i++) {
+		Body *cb = func_body(u, vec_get(&b->calls, i));
+		if (cb)
+			collect_uses(u, cb, seen, acc, nglob);
+	}
+}
+
+/* The lock table of a handler; returns how many locks it takes. */
+static int write_lock_table(Unit *u, Body *b)
+{
+	Emitter *e = &u->e;
+	int nglob = u->prog->globals.len;
+	if (!nglob)
+		return 0;
+	GlobalUse *acc = xalloc(sizeof(GlobalUse) * nglob);
+	Vec seen = { 0 };
+	collect_uses(u, b, &seen, acc, nglob);
+	int n = 0;
+	for (int i = 0; i < nglob; i++)
+		if (acc[i].var)
+			n++;
+	if (!n)
+		return 0;
+	emit_open(e, "static const struct tap_lock_req locks[] = {");
+	for (int i = 0; i < nglob; i++)
+		if (acc[i].var)
+			emit(e, "{ &%s.lock, %s },", var_cname(e, acc[i].var),
+			     acc[i].write ? "true" : "false");
+	emit_close(e, "};");
+	return n;
+}
+
+static const char *tap_type(Type t)
+{
+	return t == TY_STRING ? "TAP_STRING" : t == TY_STATS ? "TAP_STATS" : "TAP_LONG";
+}
+
+static void write_global(Unit *u, Var *v)
+{
+	Emitter *e = &u->e;
+	const char *n = var_cname(e, v);
+	emit_line_directive(e, v->loc);
+	emit_open(e, "static struct {");
+	emit(e, "rwlock_t lock;");
+	if (v->arity > 0)
+		emit(e, "struct tap_map *m;");
+	else if (v->type == TY_STATS)
+		emit(e, "struct tap_stat *s;");
+	else if (v->type == TY_STRING)
+		emit(e, "char v[MAXSTRINGLEN];");
+	else
+		emit(e, "int64_t v;");
+	const char *init = "";
+	if (v->arity <= 0 && v->init) {
+		int64_t num;
+		if (v->init->kind == N_STRING && v->type == TY_STRING)
+			init = xsprintf(", .v = %s", c_string(v->init->str));
+		else if (number_arg(v->init, &num) && v->type == TY_LONG)
+			init = xsprintf(", .v = %s", long_lit(num));
+	}
+	emit_close(e, "} %s = { .lock = __RW_LOCK_UNLOCKED(%s.lock)%s };", n, n, init);
+}
+
+/* -G NAME=VALUE and "taprun m.ko NAME=VALUE": scalars of the script. */
+static void write_module_params(Unit *u)
+{
+	Emitter *e = &u->e;
+	Vec names = { 0 };
+	bool ops = false;
+	for (int i = 0; i < u->prog->globals.len; i++) {
+		Var *v = vec_get(&u->prog->globals, i);
+		if (v->arity > 0 || (v->type != TY_LONG && v->type != TY_STRING))
+			continue;
+		bool dup = false;
+		for (int j = 0; j < names.len; j++)
+			dup |= vec_get(&names, j) == v->name;
+		if (dup || v->is_private || v->name[0] == '_')
+			continue;
+		vec_push(&names, (void *)v->name);
+		if (v->type == TY_LONG && !ops) {
+			ops = true;
+			emit_func(e, "static int tap_param_set_long(const char *val, const struct kernel_param *kp)");
+			emit(e, "return kstrtoll(val, 0, (long long *)kp->arg);");
+			emit_close(e, "}");
+			emit_func(e, "static int tap_param_get_long(char *buf, const struct kernel_param *kp)");
+			emit(e, "return sprintf(buf, \"%%lld\\n\", *(long long *)kp->arg);");
+			emit_close(e, "}");
+			emit_open(e, "static const struct kernel_param_ops tap_param_ops_long = {");
+			emit(e, ".set = tap_param_set_long,");
+			emit(e, ".get = tap_param_get_long,");
+			emit_close(e, "};");
+		}
+		if (v->type == TY_LONG)
+			emit(e, "module_param_cb(%s, &tap_param_ops_long, &%s.v, 0);", v->name,
+			     var_cname(e, v));
+		else
+			emit(e, "module_param_string(%s, %s.v, MAXSTRINGLEN, 0);", v->name,
+			     var_cname(e, v));
+	}
+}
+
+/* STAP_GLOBAL_GET_x / STAP_GLOBAL_SET_x for embedded C (pragma:read/write). */
+static void write_global_macros(Unit *u)
+{
+	Emitter *e = &u->e;
+	for (int i = 0; i < u->prog->globals.len; i++) {
+		Var *v = vec_get(&u->prog->globals, i);
+		const char *n = var_cname(e, v);
+		if (v->type == TY_STATS)
+			continue;
+		if (v->arity <= 0) {
+			emit(e, "#define STAP_GLOBAL_GET_%s() (%s.v)", v->name, n);
+			if (v->type == TY_STRING)
+				emit(e, "#define STAP_GLOBAL_SET_%s(val) tap_str_assign(%s.v, (val))",
+				     v->name, n);
+			else
+				emit(e, "#define STAP_GLOBAL_SET_%s(val) (%s.v = (val))", v->name, n);
+			continue;
+		}
+		StrBuf params = { 0 }, keys = { 0 };
+		for (int k = 0; k < v->arity && k < 9; k++) {
+			sb_printf(&params, "%sk%d", k ? ", " : "", k);
+			sb_printf(&keys, "%s{ .%c = (k%d) }", k ? ", " : "",
+				  v->key_types[k] == TY_STRING ? 's' : 'l', k);
+		}
+		const char *tuple = xsprintf("(const union tap_key[]){ %s }", sb_cstr(&keys));
+		if (v->type == TY_STRING) {
+			emit(e, "#define STAP_GLOBAL_GET_%s(%s) tap_map_get_str(%s.m, %s)", v->name,
+			     sb_cstr(&params), n, tuple);
+			emit(e, "#define STAP_GLOBAL_SET_%s(%s, val) tap_map_set_str(CONTEXT, %s.m, %s, (val))",
+			     v->name, sb_cstr(&params), n, tuple);
+		} else {
+			emit(e, "#define STAP_GLOBAL_GET_%s(%s) tap_map_get_long(%s.m, %s)", v->name,
+			     sb_cstr(&params), n, tuple);
+			emit(e, "#define STAP_GLOBAL_SET_%s(%s, val) tap_map_set_long(CONTEXT, %s.m, %s, (val))",
+			     v->name, sb_cstr(&params), n, tuple);
+		}
+		sb_free(&params);
+		sb_free(&keys);
+	}
+}
+
+static const char *spec_init(Emitter *e, Var *v)
+{
+	StatSpec *s = global_stat_spec(e, v);
+	const char *type = s->type == 1 ? "TAP_HIST_LOG" : s->type == 2 ? "TAP_HIST_LINEAR"
+						       : "TAP_HIST_NONE";
+	return xsprintf("{ .type = %s, .start = %s, .stop = %s, .interval = %s, "
+			".var_shift = %d }", type, long_lit(s->start), long_lit(s->stop),
+			long_lit(s->interval), s->var_shift);
+}
+
+/* tap_globals_create(): maps, statistics, regexes; tap_globals_free(). */
+static void write_global_setup(Unit *u)
+{
+	Emitter *e = &u->e;
+	emit_func(e, "static void tap_globals_free(void)");
+	for (int i = 0; i < u->prog->globals.len; i++) {
+		Var *v = vec_get(&u->prog->globals, i);
+		const char *n = var_cname(e, v);
+		if (v->arity > 0) {
+			emit(e, "tap_map_destroy(%s.m);", n);
+			emit(e, "%s.m = NULL;", n);
+		} else if (v->type == TY_STATS) {
+			emit(e, "tap_stat_destroy(%s.s);", n);
+			emit(e, "%s.s = NULL;", n);
+		}
+	}
+	emit_close(e, "}");
+	emit_blank(e);
+
+	emit_func(e, "static int tap_globals_create(void)");
+	bool any = false;
+	for (int i = 0; i < u->prog->globals.len; i++) {
+		Var *v = vec_get(&u->prog->globals, i);
+		any |= v->arity > 0 || v->type == TY_STATS;
+	}
+	if (any || u->e.regexes.len)
+		emit(e, "int i = 0;");
+	emit_blank(e);
+	for (int i = 0; i < u->prog->globals.len; i++) {
+		Var *v = vec_get(&u->prog->globals, i);
+		const char *n = var_cname(e, v);
+		if (v->arity > 0) {
+			StrBuf kt = { 0 };
+			for (int k = 0; k < v->arity && k < 9; k++)
+				sb_printf(&kt, "%s%s", k ? ", " : "", tap_type(v->key_types[k]));
+			emit_open(e, "{");
+			emit(e, "static const u8 keys[] = { %s };", sb_cstr(&kt));
+			if (v->type == TY_STATS) {
+				emit(e, "static const struct tap_hist_spec spec = %s;", spec_init(e, v));
+				emit(e, "%s.m = tap_map_create(%d, keys, TAP_STATS, &spec, %lld, %s);",
+				     n, v->arity, (long long)v->maxsize, v->wrap ? "true" : "false");
+			} else {
+				emit(e, "%s.m = tap_map_create(%d, keys, %s, NULL, %lld, %s);", n,
+				     v->arity, tap_type(v->type), (long long)v->maxsize,
+				     v->wrap ? "true" : "false");
+			}
+			emit_close(e, "}");
+			emit(e, "if (!%s.m)", n);
+			emit(e, "\tgoto fail;");
+			sb_free(&kt);
+		} else if (v->type == TY_STATS) {
+			emit_open(e, "{");
+			emit(e, "static const struct tap_hist_spec spec = %s;", spec_init(e, v));
+			emit(e, "%s.s = tap_stat_create(&spec);", n);
+			emit_close(e, "}");
+			emit(e, "if (!%s.s)", n);
+			emit(e, "\tgoto fail;");
+		}
+	}
+	for (int i = 0; i < u->e.regexes.len; i++) {
+		const char *pat = vec_get(&u->e.regexes, i);
+		emit(e, "if (tap_regex_compile(&tap_re_%d, %s) < 0) {", i, c_string(pat));
+		emit(e, "\ttap_msg_error(%s);",
+		     c_string(xsprintf("regular expression \"%s\" is not supported", pat)));
+		emit(e, "\ti = -EINVAL;");
+		emit(e, "\tgoto fail;");
+		emit(e, "}");
+	}
+	emit(e, "return 0;");
+	if (any || u->e.regexes.len) {
+		sb_puts(e->out, "fail:\n");
+		emit(e, "tap_globals_free();");
+		emit(e, "return i ? i : -ENOMEM;");
+	}
+	emit_close(e, "}");
+	emit_blank(e);
+}
+
+/* ---- function and probe bodies ---- */
+
+static void generate_func(Unit *u, Func *f, Body *b)
+{
+	Emitter *e = &u->e;
+	b->func = f;
+	for (int i = 0; i < f->params.len; i++)
+		body_add_local(b, vec_get(&f->params, i));
+	for (int i = 0; i < f->locals.len; i++)
+		body_add_local(b, vec_get(&f->locals, i));
+	if (!f->body || f->body->kind != N_BLOCK)
+		return;   /* embedded C: written out directly */
+	e->body = b;
+	e->out = &b->code;
+	e->indent = 1;
+	emit_body_block(b, f->body);
+	e->body = NULL;
+}
+
+static void generate_probe(Unit *u, EmitProbe *ep, Body *b)
+{
+	Emitter *e = &u->e;
+	Probe *p = ep->probe;
+	b->probe = p;
+	b->ep = ep;
+	for (int i = 0; i < p->locals.len; i++)
+		body_add_local(b, vec_get(&p->locals, i));
+	e->body = b;
+	e->out = &b->code;
+	e->indent = 1;
+	ProbePoint *pp = p->points.len ? vec_get(&p->points, 0) : NULL;
+	if (pp && pp->condition) {
+		emit_line_directive(e, pp->condition->loc);
+		const char *cond = ex_cond(b, pp->condition);
+		emit(e, "if (!(%s))", cond);
+		emit(e, "\t%s", goto_label(b->out));
+	}
+	if (p->body)
+		emit_body_block(b, p->body);
+	e->body = NULL;
+}
+
+/* The @entry saver: each @entry(expr) of the probe, into its field. */
+static void generate_entry(Unit *u, EmitProbe *ep, Body *pb, Body *b)
+{
+	Emitter *e = &u->e;
+	b->probe = ep->probe;
+	b->ep = ep;
+	b->entry = true;
+	e->body = b;
+	e->out = &b->code;
+	e->indent = 1;
+	emit(e, "%s *ent = pdata;", ep->entry_type);
+	emit_blank(e);
+	for (int i = 0; i < pb->entries.len; i++) {
+		Node *n = vec_get(&pb->entries, i);
+		emit_line_directive(e, n->loc);
+		Val v = ex(b, n->lhs);
+		if (n->type == TY_STRING)
+			emit(e, "tap_str_assign(ent->e%d, %s);", i, v.c);
+		else
+			emit(e, "ent->e%d = %s;", i, v.c);
+	}
+	e->body = NULL;
+}
+
+static void write_embedded_func(Unit *u, Func *f, Body *b)
+{
+	Emitter *e = &u->e;
+	for (int i = 0; i < f->params.len; i++) {
+		Var *v = vec_get(&f->params, i);
+		emit(e, "#define STAP_ARG_%s (l->%s)", v->name, var_cname(e, v));
+	}
+	if (f->type == TY_STRING) {
+		emit(e, "#define STAP_RETVALUE (l->__retval)");
+		emit(e, "#define STAP_RETURN(v) do { const char *_r = (v); "
+		     "if (_r != l->__retval) tap_str_assign(l->__retval, _r); goto out; } while (0)");
+	} else if (f->type == TY_LONG) {
+		emit(e, "#define STAP_RETVALUE (l->__retval)");
+		emit(e, "#define STAP_RETURN(v) do { l->__retval = (v); goto out; } while (0)");
+	} else {
+		emit(e, "#define STAP_RETURN(...) goto out");
+	}
+	emit(e, "#define STAP_ERROR(...) do { tap_error(c, __VA_ARGS__); goto out; } while (0)");
+	emit(e, "#define THIS l");
+	emit_func(e, "static void %s(struct tap_context *c)", b->name);
+	emit(e, "%s *l __maybe_unused = TAP_FRAME(c, %s);", b->frame, b->frame);
+	emit_blank(e);
+	write_local_init(e, b, f);
+	emit_open(e, "{");
+	emit_line_directive(e, f->body->loc);
+	emit_raw(e, f->body->str ? f->body->str : "");
+	emit_line_reset(e);
+	emit_close(e, "}");
+	sb_puts(e->out, "\tgoto out;\nout: __attribute__((unused));\n");
+	emit(e, "return;");
+	emit_close(e, "}");
+	for (int i = 0; i < f->params.len; i++) {
+		Var *v = vec_get(&f->params, i);
+		emit(e, "#undef STAP_ARG_%s", v->name);
+	}
+	if (f->type == TY_STRING || f->type == TY_LONG)
+		emit(e, "#undef STAP_RETVALUE");
+	emit(e, "#undef STAP_RETURN");
+	emit(e, "#undef STAP_ERROR");
+	emit(e, "#undef THIS");
+	emit_blank(e);
+}
+
+static void write_script_func(Unit *u, Func *f, Body *b)
+{
+	Emitter *e = &u->e;
+	emit_func(e, "static void %s(struct tap_context *c)", b->name);
+	emit(e, "%s *l __maybe_unused = TAP_FRAME(c, %s);", b->frame, b->frame);
+	emit_blank(e);
+	write_local_init(e, b, f);
+	sb_putn(e->out, b->code.data, b->code.len);
+	emit_line_reset(e);
+	emit_label(e, b->out);
+	emit(e, "return;");
+	emit_close(e, "}");
+	emit_blank(e);
+}
+
+static void write_probe_body(Unit *u, Body *b)
+{
+	Emitter *e = &u->e;
+	EmitProbe *ep = b->ep;
+	emit(e, "/* %s */", point_text(ep->rp ? ep->rp->point : NULL));
+	emit_func(e, "static void %s(struct tap_context *c, void *pdata)", b->name);
+	int nlocks = write_lock_table(u, b);
+	emit(e, "%s *l __maybe_unused = TAP_FRAME(c, %s);", b->frame, b->frame);
+	emit_blank(e);
+	emit(e, "c->probe_name = %s;", ep->pn);
+	if (nlocks) {
+		emit(e, "if (tap_lock_globals(c, locks, %d))", nlocks);
+		emit(e, "\treturn;");
+	}
+	write_local_init(e, b, NULL);
+	sb_putn(e->out, b->code.data, b->code.len);
+	emit_line_reset(e);
+	emit_label(e, b->out);
+	if (nlocks)
+		emit(e, "tap_unlock_globals(c, locks, %d);", nlocks);
+	else
+		emit(e, "return;");
+	emit_close(e, "}");
+	emit_blank(e);
+}
+
+static void write_entry_body(Unit *u, Body *b)
+{
+	Emitter *e = &u->e;
+	emit_func(e, "static void %s(struct tap_context *c, void *pdata)", b->name);
+	int nlocks = write_lock_table(u, b);
+	emit(e, "%s *l __maybe_unused = TAP_FRAME(c, %s);", b->frame, b->frame);
+	emit_blank(e);
+	if (nlocks) {
+		emit(e, "if (tap_lock_globals(c, locks, %d))", nlocks);
+		emit(e, "\treturn;");
+	}
+	sb_putn(e->out, b->code.data, b->code.len);
+	emit_line_reset(e);
+	emit_label(e, b->out);
+	if (nlocks)
+		emit(e, "tap_unlock_globals(c, locks, %d);", nlocks);
+	else
+		emit(e, "return;");
+	emit_close(e, "}");
+	emit_blank(e);
+}
+
+/* ---- begin, end, error ---- */
+
+static int64_t session_sequence(EmitProbe *ep)
+{
+	ProbePoint *pp = ep->rp ? ep->rp->point : NULL;
+	ProbePointComp *c0 = pp && pp->comps.len ? vec_get(&pp->comps, 0) : NULL;
+	return c0 && c0->arg && c0->arg->kind == N_NUMBER ? c0->arg->num : 0;
+}
+
+static int cmp_sequence(const void *a, const void *b)
+{
+	EmitProbe *x = *(EmitProbe **)a, *y = *(EmitProbe **)b;
+	int64_t sx = session_sequence(x), sy = session_sequence(y);
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return x->index - y->index;   /* declaration order */
+}
+
+static void write_runner(Unit *u, const char *name, Vec *list, const char *state,
+			 const char *type, bool display)
+{
+	Emitter *e = &u->e;
+	if (list->len > 1)
+		qsort(list->data, list->len, sizeof(void *), cmp_sequence);
+	emit_func(e, "static void %s(void)", name);
+	if (list->len || display)
+		emit(e, "struct tap_context *c;");
+	emit_blank(e);
+	for (int i = 0; i < list->len; i++) {
+		EmitProbe *ep = vec_get(list, i);
+		emit(e, "c = tap_context_enter(%s, %s);", ep->pp, state);
+		emit_open(e, "if (c) {");
+		emit(e, "c->probe_type = \"%s\";", type);
+		emit(e, "%s(c, NULL);", ep->body_fn);
+		emit(e, "tap_context_exit(c);");
+		emit_close(e, "}");
+	}
+	if (display) {
+		emit(e, "c = tap_context_enter(\"end\", %s);", state);
+		emit_open(e, "if (c) {");
+		emit(e, "c->probe_type = \"end\";");
+		emit(e, "tap_display_globals(c, NULL);");
+		emit(e, "tap_context_exit(c);");
+		emit_close(e, "}");
+	}
+	emit_close(e, "}");
+	emit_blank(e);
+}
+
+static void write_start_stop(Unit *u)
+{
+	Emitter *e = &u->e;
+	int ng = u->groups.len;
+
+	emit(e, "static int tap_families_started;");
+	emit_blank(e);
+	emit_func(e, "static void tap_families_stop(void)");
+	for (int i = ng - 1; i >= 0; i--) {
+		FamilyGroup *g = vec_get(&u->groups, i);
+		if (g->code.stop_fn)
+			emit(e, "if (tap_families_started > %d)\n\t\t%s();", i, g->code.stop_fn);
+	}
+	emit(e, "tap_families_started = 0;");
+	emit_close(e, "}");
+	emit_blank(e);
+
+	emit_func(e, "int tap_on_start(void)");
+	emit(e, "int rc;");
+	emit_blank(e);
+	if (sess.suppress_handler_errors)
+		emit(e, "tap_suppress_errors = true;");
+	emit(e, "rc = tap_globals_create();");
+	emit(e, "if (rc)");
+	emit(e, "\treturn rc;");
+	emit(e, "rc = tap_contexts_init();");
+	emit_open(e, "if (rc) {");
+	emit(e, "tap_globals_free();");
+	emit(e, "return rc;");
+	emit_close(e, "}");
+	emit(e, "tap_run_begin();");
+	emit(e, "/* exit() or an error in a begin probe: nothing to register */");
+	emit(e, "if (tap_session_state() != TAP_STATE_STARTING)");
+	emit(e, "\treturn 0;");
+	for (int i = 0; i < ng; i++) {
+		FamilyGroup *g = vec_get(&u->groups, i);
+		if (g->code.start_fn) {
+			emit(e, "rc = %s();", g->code.start_fn);
+			emit(e, "if (rc)");
+			emit(e, "\tgoto fail;");
+		}
+		emit(e, "tap_families_started = %d;", i + 1);
+	}
+	emit(e, "return 0;");
+	if (ng) {
+		sb_puts(e->out, "fail: __attribute__((unused));\n");
+		emit(e, "tap_families_stop();");
+		emit(e, "tap_contexts_free();");
+		emit(e, "tap_globals_free();");
+		emit(e, "return rc;");
+	}
+	emit_close(e, "}");
+	emit_blank(e);
+
+	emit_func(e, "void tap_on_stop(void)");
+	emit(e, "tap_families_stop();");
+	emit(e, "/* after an error-triggered shutdown only the error probes run */");
+	emit(e, "if (atomic_read(&tap_error_count) > MAXERRORS && !tap_suppress_errors)");
+	emit(e, "\ttap_run_error();");
+	emit(e, "else");
+	emit(e, "\ttap_run_end();");
+	emit(e, "tap_contexts_free();");
+	emit(e, "tap_globals_free();");
+	emit_close(e, "}");
+	emit_blank(e);
+
+	emit_func(e, "static int __init tap_module_init(void)");
+	emit(e, "return tap_transport_init(KBUILD_MODNAME);");
+	emit_close(e, "}");
+	emit_blank(e);
+	emit_func(e, "static void __exit tap_module_exit(void)");
+	emit(e, "tap_transport_exit();");
+	emit_close(e, "}");
+	emit_blank(e);
+	emit(e, "module_init(tap_module_init);");
+	emit(e, "module_exit(tap_module_exit);");
+	emit(e, "MODULE_LICENSE(\"GPL\");");
+	emit(e, "MODULE_DESCRIPTION(\"tapc script\");");
+	for (int i = 0; i < sess.modinfo.len; i++) {
+		const char *mi = vec_get(&sess.modinfo, i);
+		const char *eq = strchr(mi, '=');
+		if (!eq || eq == mi)
+			continue;
+		bool ok = true;
+		for (const char *p = mi; p < eq; p++)
+			ok &= (*p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			       (*p >= '0' && *p <= '9'));
+		if (ok)
+			emit(e, "MODULE_INFO(%.*s, %s);", (int)(eq - mi), mi, c_string(eq + 1));
+	}
+}
+
+/* ---- globals written but never read: shown at the end ---- */
+
+static bool displayed(Var *v)
+{
+	return v->written && !v->read && !v->from_tapset && !v->synthetic &&
+	       v->type != TY_UNKNOWN;
+}
+
+static void generate_display(Unit *u)
+{
+	Emitter *e = &u->e;
+	Body *b = new_body("tap_display_globals");
+	u->display_body = b;
+	e->body = b;
+	e->out = &b->code;
+	e->indent = 1;
+	for (int i = 0; i < u->display.len; i++) {
+		Var *v = vec_get(&u->display, i);
+		const char *n = var_cname(e, v);
+		body_use_global(b, v, v->type == TY_STATS);
+		if (v->arity <= 0 && v->type == TY_LONG) {
+			emit(e, "tap_printf(\"%s=%%lld\\n\", (long long)%s.v);", v->name, n);
+			continue;
+		}
+		if (v->arity <= 0 && v->type == TY_STRING) {
+			emit(e, "tap_printf(\"%s=\\\"%%s\\\"\\n\", %s.v);", v->name, n);
+			continue;
+		}
+		if (v->arity <= 0) {   /* statistics */
+			emit_open(e, "{");
+			emit(e, "const struct tap_stat_data *d = tap_stat_get(%s.s);", n);
+			emit(e, "if (d->count)");
+			emit(e, "\ttap_printf(\"%s @count=%%lld @min=%%lld @max=%%lld @sum=%%lld "
+			     "@avg=%%lld\\n\", (long long)d->count, (long long)d->min, "
+			     "(long long)d->max, (long long)d->sum, "
+			     "(long long)div64_s64(d->sum, d->count));", v->name);
+			emit(e, "else");
+			emit(e, "\ttap_printf(\"%s @count=0\\n\");", v->name);
+			emit_close(e, "}");
+			continue;
+		}
+		/* an array: every element, largest value first */
+		const char *it = xsprintf("&l->it[%d]", b->nit);
+		b->nit++;
+		if (b->nit > b->max_it)
+			b->max_it = b->nit;
+		emit(e, "if (tap_map_iter_begin(c, %s, %s.m, NULL, 0, 0, -1, TAP_STAT_COUNT, -1))",
+		     it, n);
+		emit(e, "\t%s", goto_label(b->out));
+		emit_open(e, "while (tap_map_iter_next(%s)) {", it);
+		emit(e, "tap_printf(\"%s[\");", v->name);
+		for (int k = 0; k < v->arity && k < 9; k++) {
+			if (k)
+				emit(e, "tap_print(\",\");");
+			if (v->key_types[k] == TY_STRING)
+				emit(e, "tap_printf(\"\\\"%%s\\\"\", tap_iter_key_str(%s, %d));", it, k);
+			else
+				emit(e, "tap_printf(\"%%lld\", (long long)tap_iter_key_long(%s, %d));",
+				     it, k);
+		}
+		if (v->type == TY_STRING) {
+			emit(e, "tap_printf(\"]=\\\"%%s\\\"\\n\", tap_iter_str(%s));", it);
+		} else if (v->type == TY_LONG) {
+			emit(e, "tap_printf(\"]=%%lld\\n\", (long long)tap_iter_long(%s));", it);
+		} else {
+			emit_open(e, "{");
+			emit(e, "const struct tap_stat_data *d = tap_iter_stat(%s);", it);
+			emit(e, "tap_printf(\"] @count=%%lld @min=%%lld @max=%%lld @sum=%%lld "
+			     "@avg=%%lld\\n\", (long long)d->count, (long long)d->min, "
+			     "(long long)d->max, (long long)d->sum, (long long)(d->count ? "
+			     "div64_s64(d->sum, d->count) : 0));");
+			emit_close(e, "}");
+		}
+		emit_close(e, "}");
+		emit(e, "tap_map_iter_end(c, %s);", it);
+		b->nit--;
+	}
+	e->body = NULL;
+}
+
+/* ---- the whole file ---- */
+
+static void write_limits(Emitter *e)
+{
+	emit(e, "/* Generated by tapc from %s.  Limits can be changed with -D. */",
+	     sess.script_file ? sess.script_file : "a command-line script");
+	emit(e, "#ifndef MAXSTRINGLEN");
+	emit(e, "#define MAXSTRINGLEN 128");
+	emit(e, "#endif");
+	emit(e, "#ifndef MAXACTION");
+	emit(e, "#define MAXACTION 1000");
+	emit(e, "#endif");
+	emit(e, "#ifndef MAXNESTING");
+	emit(e, "#define MAXNESTING 10");
+	emit(e, "#endif");
+	emit(e, "#ifndef MAXMAPENTRIES");
+	emit(e, "#define MAXMAPENTRIES 2048");
+	emit(e, "#endif");
+	emit(e, "#ifndef MAXERRORS");
+	emit(e, "#define MAXERRORS 0");
+	emit(e, "#endif");
+	emit(e, "#ifndef MAXSKIPPED");
+	emit(e, "#define MAXSKIPPED 100");
+	emit(e, "#endif");
+	emit(e, "#ifndef MAXTRYLOCK");
+	emit(e, "#define MAXTRYLOCK 1000");
+	emit(e, "#endif");
+	emit_blank(e);
+	emit(e, "#include <linux/module.h>");
+	emit(e, "#include <linux/moduleparam.h>");
+	emit(e, "#include <linux/kernel.h>");
+	emit(e, "#include \"runtime/tap.h\"");
+	emit_blank(e);
+	emit(e, "/* The embedded-C API (runtime/TAPSET-API.md) */");
+	emit(e, "#define CONTEXT c");
+	emit(e, "#define STAP_PRINTF(...) tap_printf(__VA_ARGS__)");
+	emit(e, "#ifndef TAP_KGET");
+	emit(e, "#define TAP_KGET(dst, lvalue) do { \\");
+	emit(e, "\tif (tap_read_kernel(&(dst), &(lvalue), sizeof(dst))) \\");
+	emit(e, "\t\tSTAP_ERROR(\"kernel read fault at 0x%%lx\", (unsigned long)&(lvalue)); \\");
+	emit(e, "} while (0)");
+	emit(e, "#endif");
+	emit(e, "#ifndef TAP_ABORT");
+	emit(e, "#define TAP_ABORT() do { \\");
+	emit(e, "\ttap_exit(); \\");
+	emit(e, "\tc->aborted = true; \\");
+	emit(e, "\ttap_error(c, \"abort\"); \\");
+	emit(e, "\tgoto out; \\");
+	emit(e, "} while (0)");
+	emit(e, "#endif");
+	emit_blank(e);
+}
+
+static void write_embeds(Unit *u)
+{
+	Emitter *e = &u->e;
+	for (int i = 0; i < u->prog->embeds.len; i++) {
+		Node *n = vec_get(&u->prog->embeds, i);
+		emit_line_directive(e, n->loc);
+		emit_raw(e, n->str ? n->str : "");
+	}
+	if (u->prog->embeds.len)
+		emit_line_reset(e);
+	emit_blank(e);
+}
+
+static FamilyGroup *group_of(Unit *u, const ProbeFamily *fam)
+{
+	for (int i = 0; i < u->groups.len; i++) {
+		FamilyGroup *g = vec_get(&u->groups, i);
+		if (g->fam == fam)
+			return g;
+	}
+	FamilyGroup *g = NEW(FamilyGroup);
+	g->fam = fam;
+	vec_push(&u->groups, g);
+	return g;
+}
+
+static void sort_probes(Unit *u)
+{
+	for (int i = 0; i < u->prog->probes.len; i++) {
+		Probe *p = vec_get(&u->prog->probes, i);
+		ResolvedPoint *rp = p->aux;
+		if (!rp || rp->family == &family_never)
+			continue;
+		EmitProbe *ep = make_emit_probe(p, u->eps.len);
+		vec_push(&u->eps, ep);
+		if (rp->family == &family_begin)
+			vec_push(&u->begins, ep);
+		else if (rp->family == &family_end)
+			vec_push(&u->ends, ep);
+		else if (rp->family == &family_error)
+			vec_push(&u->errors, ep);
+		else
+			vec_push(&group_of(u, rp->family)->probes, ep);
+	}
+}
+
+static void family_phase(Unit *u, EmitPhase phase, StrBuf *into)
+{
+	Emitter *e = &u->e;
+	e->out = into;
+	e->indent = 0;
+	for (int i = 0; i < u->groups.len; i++) {
+		FamilyGroup *g = vec_get(&u->groups, i);
+		int before = error_count;
+		bool ok = family_emit(e, phase, g->fam, (EmitProbe **)g->probes.data,
+				      g->probes.len, &g->code);
+		if (!ok) {
+			if (error_count == before) {
+				EmitProbe *ep = vec_get(&g->probes, 0);
+				emit_error_at(e, ep->probe->loc,
+					      _("cannot generate the code of '%s' probes"),
+					      g->fam->name);
+			}
+			e->failed = true;
+		}
+		emit_blank(e);
+	}
+}
+
+static void generate_all(Unit *u)
+{
+	Emitter *e = &u->e;
+	for (int i = 0; i < u->prog->funcs.len; i++) {
+		Func *f = vec_get(&u->prog->funcs, i);
+		vec_push(&u->funcs, new_body(func_cname(e, f)));
+	}
+	for (int i = 0; i < u->prog->funcs.len; i++) {
+		Func *f = vec_get(&u->prog->funcs, i);
+		if (f->body)
+			scan_stats(&f->body, e);
+	}
+	for (int i = 0; i < u->eps.len; i++) {
+		EmitProbe *ep = vec_get(&u->eps, i);
+		if (ep->probe->body)
+			scan_stats(&ep->probe->body, e);
+	}
+	/* @entry: known before the bodies so tapp_N can name the fields */
+	for (int i = 0; i < u->eps.len; i++) {
+		EmitProbe *ep = vec_get(&u->eps, i);
+		Body *b = new_body(ep->body_fn);
+		vec_push(&u->probes, b);
+		if (ep->probe->body)
+			scan_entries(&ep->probe->body, b);
+		if (!b->entries.len)
+			continue;
+		if (!ep->rp || !ep->rp->is_return || !family_supports_entry(ep->rp)) {
+			Node *n = vec_get(&b->entries, 0);
+			emit_error_at(e, n->loc, _("@entry is not supported in '%s' probes yet"),
+				      ep->rp ? ep->rp->family->name : "these");
+			continue;
+		}
+		ep->entry_fn = xsprintf("tape_%d", ep->index);
+		ep->entry_type = xsprintf("struct tap_entry_%d", ep->index);
+	}
+	for (int i = 0; i < u->prog->funcs.len; i++)
+		generate_func(u, vec_get(&u->prog->funcs, i), vec_get(&u->funcs, i));
+	for (int i = 0; i < u->eps.len; i++) {
+		EmitProbe *ep = vec_get(&u->eps, i);
+		Body *b = vec_get(&u->probes, i);
+		generate_probe(u, ep, b);
+		if (ep->entry_fn) {
+			Body *eb = new_body(ep->entry_fn);
+			generate_entry(u, ep, b, eb);
+			vec_push(&u->entries, eb);
+		}
+	}
+	for (int i = 0; i < u->prog->globals.len; i++) {
+		Var *v = vec_get(&u->prog->globals, i);
+		if (displayed(v))
+			vec_push(&u->display, v);
+	}
+	if (u->display.len)
+		generate_display(u);
+}
+
+static void write_prototypes(Unit *u)
+{
+	Emitter *e = &u->e;
+	for (int i = 0; i < u->funcs.len; i++) {
+		Body *b = vec_get(&u->funcs, i);
+		emit(e, "static void %s(struct tap_context *c) __maybe_unused;", b->name);
+	}
+	for (int i = 0; i < u->probes.len; i++) {
+		Body *b = vec_get(&u->probes, i);
+		emit(e, "static void %s(struct tap_context *c, void *pdata);", b->name);
+	}
+	for (int i = 0; i < u->entries.len; i++) {
+		Body *b = vec_get(&u->entries, i);
+		emit(e, "static void %s(struct tap_context *c, void *pdata);", b->name);
+	}
+	emit_blank(e);
+}
+
+static void write_frames(Unit *u)
+{
+	Emitter *e = &u->e;
+	Vec all = { 0 };
+	for (int i = 0; i < u->funcs.len; i++) {
+		Body *b = vec_get(&u->funcs, i);
+		write_frame(e, b, ((Func *)vec_get(&u->prog->funcs, i))->type);
+		vec_push(&all, b);
+	}
+	for (int i = 0; i < u->probes.len; i++) {
+		Body *b = vec_get(&u->probes, i);
+		write_frame(e, b, TY_VOID);
+		vec_push(&all, b);
+	}
+	for (int i = 0; i < u->entries.len; i++) {
+		Body *b = vec_get(&u->entries, i);
+		write_frame(e, b, TY_VOID);
+		vec_push(&all, b);
+	}
+	if (u->display_body) {
+		write_frame(e, u->display_body, TY_VOID);
+		vec_push(&all, u->display_body);
+	}
+	/* @entry save areas */
+	for (int i = 0; i < u->eps.len; i++) {
+		EmitProbe *ep = vec_get(&u->eps, i);
+		Body *pb = vec_get(&u->probes, i);
+		if (!ep->entry_fn)
+			continue;
+		emit_open(e, "%s {", ep->entry_type);
+		for (int k = 0; k < pb->entries.len; k++) {
+			Node *n = vec_get(&pb->entries, k);
+			if (n->type == TY_STRING)
+				emit(e, "char e%d[MAXSTRINGLEN];", k);
+			else
+				emit(e, "int64_t e%d;", k);
+		}
+		emit_close(e, "};");
+	}
+	emit_blank(e);
+	if (all.len) {
+		emit_open(e, "union tap_frames {");
+		for (int i = 0; i < all.len; i++) {
+			Body *b = vec_get(&all, i);
+			emit(e, "%s f%d;", b->frame, i);
+		}
+		emit_close(e, "};");
+		emit(e, "#define TAP_FRAME_SIZE sizeof(union tap_frames)");
+	} else {
+		emit(e, "#define TAP_FRAME_SIZE 16");
+	}
+	emit_blank(e);
+}
+
+static void write_file(Unit *u, StrBuf *fam_decls, StrBuf *file)
+{
+	Emitter *e = &u->e;
+	e->out = file;
+	e->indent = 0;
+	write_limits(e);
+	write_embeds(u);
+
+	emit(e, "/* ---- globals ---- */");
+	for (int i = 0; i < u->prog->globals.len; i++)
+		write_global(u, vec_get(&u->prog->globals, i));
+	if (u->prog->globals.len)
+		emit_line_reset(e);
+	write_module_params(u);
+	write_global_macros(u);
+	for (int i = 0; i < u->e.regexes.len; i++)
+		emit(e, "static struct tap_regex tap_re_%d;", i);
+	emit_blank(e);
+
+	emit(e, "/* ---- probe families: declarations ---- */");
+	sb_putn(file, fam_decls->data, fam_decls->len);
+	emit_line_reset(e);
+
+	emit(e, "/* ---- frames: locals and temporaries, one per call depth ---- */");
+	write_frames(u);
+	write_prototypes(u);
+	if (e->decls.len) {
+		sb_putn(file, e->decls.data, e->decls.len);
+		emit_blank(e);
+	}
+
+	emit(e, "/* ---- functions ---- */");
+	for (int i = 0; i < u->funcs.len; i++) {
+		Func *f = vec_get(&u->prog->funcs, i);
+		Body *b = vec_get(&u->funcs, i);
+		if (f->body && f->body->kind == N_EMBEDDED)
+			write_embedded_func(u, f, b);
+		else
+			write_script_func(u, f, b);
+	}
+	emit(e, "/* ---- probes ---- */");
+	for (int i = 0; i < u->probes.len; i++)
+		write_probe_body(u, vec_get(&u->probes, i));
+	for (int i = 0; i < u->entries.len; i++)
+		write_entry_body(u, vec_get(&u->entries, i));
+	if (u->display_body) {
+		Body *b = u->display_body;
+		emit_func(e, "static void tap_display_globals(struct tap_context *c, void *pdata)");
+		emit(e, "%s *l __maybe_unused = TAP_FRAME(c, %s);", b->frame, b->frame);
+		emit_blank(e);
+		sb_putn(e->out, b->code.data, b->code.len);
+		emit_label(e, b->out);
+		emit(e, "return;");
+		emit_close(e, "}");
+		emit_blank(e);
+	}
+
+	emit(e, "/* ---- probe families: registration ---- */");
+	StrBuf code = { 0 };
+	family_phase(u, EMIT_CODE, &code);
+	e->out = file;
+	e->indent = 0;
+	sb_putn(file, code.data, code.len);
+	emit_line_reset(e);
+
+	emit(e, "/* ---- the session ---- */");
+	write_global_setup(u);
+	write_runner(u, "tap_run_begin", &u->begins, "TAP_STATE_STARTING", "begin", false);
+	write_runner(u, "tap_run_end", &u->ends, "TAP_STATE_STOPPING", "end",
+		     u->display_body != NULL);
+	write_runner(u, "tap_run_error", &u->errors, "TAP_STATE_STOPPING", "error", false);
+	write_start_stop(u);
+	emit_blank(e);
+	emit(e, "#include \"runtime/tap_runtime.c\"");
+}
+
+/* -G NAME=VALUE must name a scalar global that takes its value type. */
+static void check_global_options(Unit *u)
+{
+	for (int i = 0; i < sess.globals_init.len; i++) {
+		Define *d = vec_get(&sess.globals_init, i);
+		Var *found = NULL;
+		for (int j = 0; j < u->prog->globals.len; j++) {
+			Var *v = vec_get(&u->prog->globals, j);
+			if (!strcmp(v->name, d->name) && !v->is_private)
+				found = v;
+		}
+		if (!found) {
+			error_plain(_("-G %s: the script has no global '%s' (or it is never used)"),
+				    d->name, d->name);
+			u->e.failed = true;
+			continue;
+		}
+		if (found->arity > 0 || (found->type != TY_LONG && found->type != TY_STRING)) {
+			error_plain(_("-G %s: only a number or string scalar can be set"),
+				    d->name);
+			u->e.failed = true;
+			continue;
+		}
+		if (found->type == TY_LONG) {
+			char *end;
+			errno = 0;
+			(void)strtoll(d->value, &end, 0);
+			if (errno || end == d->value || *end) {
+				error_plain(_("-G %s=%s: '%s' is a number, and '%s' is not one"),
+					    d->name, d->value, d->name, d->value);
+				u->e.failed = true;
+			}
+		}
+	}
+}
+
+static bool write_text(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return false;
+	bool ok = fwrite(text, 1, len, f) == len;
+	ok = fclose(f) == 0 && ok;
+	return ok;
+}
+
+#define NAME_PLACEHOLDER "@TAPC_C_FILE@.c"
+
+/* The text with every NAME_PLACEHOLDER replaced by name.c */
+static char *replace_placeholder(const char *text, const char *name, size_t *len)
+{
+	StrBuf sb = { 0 };
+	const char *real = xsprintf("%s.c", name);
+	size_t pl = strlen(NAME_PLACEHOLDER);
+	for (const char *p = text;;) {
+		const char *q = strstr(p, NAME_PLACEHOLDER);
+		if (!q) {
+			sb_puts(&sb, p);
+			break;
+		}
+		sb_putn(&sb, p, q - p);
+		sb_puts(&sb, real);
+		p = q + pl;
+	}
+	*len = sb.len;
+	return sb.data;
+}
+
+/* A folder of our own for the C file: $TMPDIR/tapc-UID-HASH, reused when
+ * it is already ours (a folder kept with -k), else a fresh random one. */
+static const char *make_source_dir(const char *hash)
+{
+	const char *t = getenv("TMPDIR");
+	if (!t || !*t)
+		t = "/tmp";
+	const char *d = xsprintf("%s/tapc-%u-%s", t, (unsigned)getuid(), hash);
+	struct stat st;
+	if (mkdir(d, 0700) == 0)
+		return d;
+	if (errno == EEXIST && lstat(d, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    st.st_uid == getuid() && (st.st_mode & 077) == 0)
+		return d;
+	char *r = xsprintf("%s/tapcXXXXXX", t);
+	if (!mkdtemp(r)) {
+		error_plain(_("cannot make a build folder in %s: %s"), t, strerror(errno));
+		return NULL;
+	}
+	return r;
+}
+
+const char *translate_program(Program *prog, const char **name, const char **dir)
+{
+	Unit u = { 0 };
+	u.prog = prog;
+	u.e.prog = prog;
+	u.e.c_name = NAME_PLACEHOLDER;
+	the_emitter = &u.e;
+	spec_table.len = 0;
+
+	check_global_options(&u);
+	sort_probes(&u);
+
+	StrBuf fam_decls = { 0 };
+	family_phase(&u, EMIT_DECLS, &fam_decls);
+	generate_all(&u);
+	if (u.e.failed || error_count)
+		return NULL;
+
+	StrBuf file = { 0 };
+	write_file(&u, &fam_decls, &file);
+	if (u.e.failed || error_count)
+		return NULL;
+
+	Sha256 h;
+	sha256_init(&h);
+	sha256_update(&h, file.data, file.len);
+	const char *hash = sha256_hex(&h, 16);
+	*name = sess.module_name ? sess.module_name : xsprintf("tap_%s", hash);
+	size_t len;
+	char *text = replace_placeholder(sb_cstr(&file), *name, &len);
+	sb_free(&file);
+	*dir = make_source_dir(hash);
+	if (!*dir)
+		return NULL;
+	const char *path = xsprintf("%s/%s.c", *dir, *name);
+	if (!write_text(path, text, len)) {
+		error_plain(_("cannot write '%s': %s"), path, strerror(errno));
+		free(text);
+		return NULL;
+	}
+	free(text);
+	return path;
+}

@@ -1,0 +1,1709 @@
+/* emit_expr.c - pass 3: expressions.
+ *
+ * An expression compiles to C statements (emitted into the body, in
+ * evaluation order) and a C expression for its value, the Val.  Values
+ * that cannot change (literals, the body's own temporaries) are "stable";
+ * any other value is copied into a temporary when code that could change
+ * it was emitted after it (emit_insert at the Mark), which keeps stap's
+ * left-to-right order without copying everything.
+ *
+ * Temporaries live in the frame (l->n[], l->s[], l->k[], l->a[]), not on
+ * the kernel stack, and are reused from one statement to the next.
+ */
+#include "emit_priv.h"
+
+#include <string.h>
+
+/* ---- values and temporaries ---- */
+
+Val val_c(const char *c, bool stable)
+{
+	Val v = { 0 };
+	v.c = c;
+	v.stable = stable;
+	return v;
+}
+
+static Val val_num(int64_t n)
+{
+	Val v = val_c(long_lit(n), true);
+	v.is_num = true;
+	v.num = n;
+	return v;
+}
+
+static Val val_str(const char *s)
+{
+	Val v = val_c(c_string(s), true);
+	v.is_str = true;
+	v.str = s;
+	return v;
+}
+
+const char *tmp_long(Body *b)
+{
+	const char *t = xsprintf("l->n[%d]", b->nlong++);
+	if (b->nlong > b->max_long)
+		b->max_long = b->nlong;
+	return t;
+}
+
+const char *tmp_str(Body *b)
+{
+	const char *t = xsprintf("l->s[%d]", b->nstr++);
+	if (b->nstr > b->max_str)
+		b->max_str = b->nstr;
+	return t;
+}
+
+const char *tmp_key(Body *b)
+{
+	const char *t = xsprintf("l->k[%d]", b->nkey++);
+	if (b->nkey > b->max_key)
+		b->max_key = b->nkey;
+	return t;
+}
+
+static bool is_own_str_temp(Val v)
+{
+	return v.stable && !strncmp(v.c, "l->s[", 5);
+}
+
+Val capture(Body *b, Mark m, Val v, Type t)
+{
+	if (v.stable)
+		return v;
+	if (t == TY_STRING) {
+		const char *s = tmp_str(b);
+		emit_insert(b->e, m, xsprintf("tap_str_assign(%s, %s);", s, v.c));
+		return val_c(s, true);
+	}
+	const char *n = tmp_long(b);
+	emit_insert(b->e, m, xsprintf("%s = %s;", n, v.c));
+	return val_c(n, true);
+}
+
+static Val error_val(Body *b, Loc loc, const char *msg)
+{
+	emit_error_at(b->e, loc, "%s", msg);
+	return val_num(0);
+}
+
+/* Evaluate nodes left to right; a value that later code could change (a
+ * call, an assignment: b->effects went up) is captured where it was
+ * computed.  NULL nodes ('*' slices) give 0. */
+void ex_list(Body *b, Node **nodes, int n, Val *out)
+{
+	Emitter *e = b->e;
+	Mark *after = xalloc(sizeof(Mark) * (n ? n : 1));
+	int *effects = xalloc(sizeof(int) * (n ? n : 1));
+	for (int i = 0; i < n; i++) {
+		out[i] = nodes[i] ? ex(b, nodes[i]) : val_num(0);
+		after[i] = emit_mark(e);
+		effects[i] = b->effects;
+	}
+	for (int i = n - 2; i >= 0; i--)
+		if (nodes[i] && !out[i].stable && b->effects > effects[i])
+			out[i] = capture(b, after[i], out[i], nodes[i]->type);
+}
+
+/* Compile n into a separate buffer, one level deeper (for the branches of
+ * ?:, && and ||); returns the value, the statements are in *buf. */
+static Val ex_into(Body *b, Node *n, StrBuf *buf)
+{
+	Emitter *e = b->e;
+	StrBuf *save = e->out;
+	int indent = e->indent;
+	e->out = buf;
+	e->indent = indent + 1;
+	Val v = ex(b, n);
+	e->out = save;
+	e->indent = indent;
+	return v;
+}
+
+static void paste(Emitter *e, StrBuf *buf)
+{
+	sb_putn(e->out, buf->data, buf->len);
+}
+
+/* Set c->last_stmt: the script place an error report names. */
+static void where(Body *b, Loc loc, const char *what)
+{
+	emit(b->e, "c->last_stmt = %s;", loc_text(loc, what));
+}
+
+static void fail_if(Body *b, const char *call)
+{
+	emit(b->e, "if (%s)", call);
+	emit(b->e, "\t%s", err_goto(b));
+}
+
+const char *ex_cond(Body *b, Node *n)
+{
+	return ex(b, n).c;
+}
+
+/* ---- variables and arrays ---- */
+
+static Val ex_symbol(Body *b, Node *n)
+{
+	Var *v = n->var;
+	if (!v)
+		return error_val(b, n->loc, _("internal: unbound symbol"));
+	if (v->scope == VS_GLOBAL) {
+		if (v->type == TY_STATS || v->arity > 0)
+			return error_val(b, n->loc, xsprintf(_("'%s' is not a plain value here"),
+							     v->name));
+		body_use_global(b, v, false);
+	} else {
+		body_add_local(b, v);
+	}
+	return val_c(var_ref(b->e, v), false);
+}
+
+/* Fill a key tuple from already computed values. */
+static const char *key_tuple(Body *b, Var *arr, Node **keys, Val *vals, int n,
+			     unsigned *wild)
+{
+	const char *k = tmp_key(b);
+	if (wild)
+		*wild = 0;
+	for (int i = 0; i < n && i < 9; i++) {
+		bool str = arr->key_types[i] == TY_STRING;
+		if (!keys[i]) {
+			if (wild)
+				*wild |= 1u << i;
+			emit(b->e, "%s[%d].%s = %s;", k, i, str ? "s" : "l", str ? "\"\"" : "0");
+			continue;
+		}
+		emit(b->e, "%s[%d].%s = %s;", k, i, str ? "s" : "l", vals[i].c);
+	}
+	return k;
+}
+
+const char *fill_keys(Body *b, Var *arr, Vec *keys, unsigned *wild)
+{
+	Val *vals = xalloc(sizeof(Val) * (keys->len ? keys->len : 1));
+	ex_list(b, (Node **)keys->data, keys->len, vals);
+	return key_tuple(b, arr, (Node **)keys->data, vals, keys->len, wild);
+}
+
+static const char *map_of(Body *b, Var *v)
+{
+	return xsprintf("%s.m", var_cname(b->e, v));
+}
+
+static Var *array_var(Node *n)
+{
+	if (n->var)
+		return n->var;
+	return n->base ? n->base->var : NULL;
+}
+
+/* The merged statistics of `x` or `a[k]` (needs the write lock). */
+const char *stat_data(Body *b, Node *operand)
+{
+	Var *v = operand ? array_var(operand) : NULL;
+	if (!v || v->scope != VS_GLOBAL || v->type != TY_STATS) {
+		emit_error_at(b->e, operand ? operand->loc : NOLOC,
+			      _("expected a statistics aggregate"));
+		return "NULL";
+	}
+	body_use_global(b, v, true);
+	if (operand->kind == N_INDEX) {
+		const char *k = fill_keys(b, v, &operand->args, NULL);
+		return xsprintf("tap_map_get_stat(%s, %s)", map_of(b, v), k);
+	}
+	return xsprintf("tap_stat_get(%s.s)", var_cname(b->e, v));
+}
+
+static Val ex_hist_bucket(Body *b, Node *n)
+{
+	Node *h = n->base;
+	Var *v = h->lhs ? array_var(h->lhs) : NULL;
+	if (!v || n->args.len != 1)
+		return error_val(b, n->loc, _("a histogram bucket takes one index"));
+	const char *d = stat_data(b, h->lhs);
+	Mark m = emit_mark(b->e);
+	Val i = ex(b, vec_get(&n->args, 0));
+	(void)m;
+	const char *t = tmp_long(b);
+	where(b, n->loc, "operator '['");
+	fail_if(b, xsprintf("tap_hist_bucket(c, %s, %s, %s, &%s)", stat_spec_ref(b->e, v), d,
+			    i.c, t));
+	return val_c(t, true);
+}
+
+static Val ex_index(Body *b, Node *n)
+{
+	if (n->base && n->base->kind == N_HIST)
+		return ex_hist_bucket(b, n);
+	Var *v = array_var(n);
+	if (!v || v->arity <= 0)
+		return error_val(b, n->loc, _("indexing something that is not an array"));
+	if (v->type == TY_STATS)
+		return error_val(b, n->loc, xsprintf(_("'%s' holds statistics: read it with "
+						       "@count, @sum, @min, @max or @avg"),
+						     v->name));
+	body_use_global(b, v, false);
+	const char *k = fill_keys(b, v, &n->args, NULL);
+	if (v->type == TY_STRING) {
+		const char *s = tmp_str(b);
+		emit(b->e, "tap_str_assign(%s, tap_map_get_str(%s, %s));", s, map_of(b, v), k);
+		return val_c(s, true);
+	}
+	return val_c(xsprintf("tap_map_get_long(%s, %s)", map_of(b, v), k), false);
+}
+
+static Val ex_in(Body *b, Node *n)
+{
+	if (n->base && n->base->kind == N_HIST)
+		return error_val(b, n->loc, _("'in' does not apply to a histogram"));
+	Var *v = array_var(n);
+	if (!v || v->arity <= 0)
+		return error_val(b, n->loc, _("'in' needs an array"));
+	body_use_global(b, v, v->type == TY_STATS);
+	unsigned wild;
+	const char *k = fill_keys(b, v, &n->args, &wild);
+	const char *t = tmp_long(b);
+	if (wild)
+		emit(b->e, "%s = tap_map_exists_match(%s, %s, 0x%x);", t, map_of(b, v), k, wild);
+	else
+		emit(b->e, "%s = tap_map_exists(%s, %s);", t, map_of(b, v), k);
+	return val_c(t, true);
+}
+
+/* ---- calls ---- */
+
+static void note_call(Body *b, Func *f)
+{
+	for (int i = 0; i < b->calls.len; i++)
+		if (vec_get(&b->calls, i) == f)
+			return;
+	vec_push(&b->calls, f);
+}
+
+/* Call f with the values vals (already computed). */
+static Val call_with(Body *b, Func *f, Val *vals, int nvals, Loc loc)
+{
+	Emitter *e = b->e;
+	const char *fn = func_cname(e, f);
+	note_call(b, f);
+	b->effects++;
+	where(b, loc, xsprintf("identifier '%s'", f->name));
+	fail_if(b, "tap_call_enter(c)");
+	emit_open(e, "{");
+	emit(e, "struct tap_frame_%s *f __maybe_unused = TAP_FRAME(c, struct tap_frame_%s);",
+	     fn, fn);
+	emit_blank(e);
+	for (int i = 0; i < f->params.len && i < nvals; i++) {
+		Var *p = vec_get(&f->params, i);
+		if (p->type == TY_STRING)
+			emit(e, "tap_str_assign(f->%s, %s);", var_cname(e, p), vals[i].c);
+		else
+			emit(e, "f->%s = %s;", var_cname(e, p), vals[i].c);
+	}
+	emit(e, "%s(c);", fn);
+	emit(e, "tap_call_exit(c);");
+	Val r = val_num(0);
+	if (f->type == TY_STRING) {
+		const char *s = tmp_str(b);
+		emit(e, "tap_str_assign(%s, f->__retval);", s);
+		r = val_c(s, true);
+	} else if (f->type == TY_LONG) {
+		const char *t = tmp_long(b);
+		emit(e, "%s = f->__retval;", t);
+		r = val_c(t, true);
+	}
+	emit_close(e, "}");
+	fail_if(b, "c->last_error");
+	return r;
+}
+
+static Val ex_call(Body *b, Node *n)
+{
+	Func *f = n->func;
+	if (!f)
+		return error_val(b, n->loc, xsprintf(_("internal: unresolved function '%s'"),
+						     n->name ? n->name : "?"));
+	Val *vals = xalloc(sizeof(Val) * (n->args.len ? n->args.len : 1));
+	ex_list(b, (Node **)n->args.data, n->args.len, vals);
+	return call_with(b, f, vals, n->args.len, n->loc);
+}
+
+/* `next` in a function: the next overload, with the same arguments. */
+Val call_next_overload(Body *b, Func *f, Loc loc);
+Val call_next_overload(Body *b, Func *f, Loc loc)
+{
+	Func *g = f->next_overload;
+	if (!g)
+		return error_val(b, loc, _("'next' in the last overload of a function"));
+	Val *vals = xalloc(sizeof(Val) * (f->params.len ? f->params.len : 1));
+	for (int i = 0; i < f->params.len; i++) {
+		Var *p = vec_get(&f->params, i);
+		body_add_local(b, p);
+		vals[i] = val_c(xsprintf("l->%s", var_cname(b->e, p)), false);
+	}
+	return call_with(b, g, vals, f->params.len, loc);
+}
+
+/* ---- printing ---- */
+
+typedef struct FmtItem {
+	int conv;               /* index into conv_names, or -1 literal */
+	int flags, width, prec;
+	const char *lit;
+	bool ok;
+} FmtItem;
+
+static const char *const conv_names[] = {
+	"TAP_CONV_LIT", "TAP_CONV_PERCENT", "TAP_CONV_SIGNED", "TAP_CONV_UNSIGNED",
+	"TAP_CONV_OCTAL", "TAP_CONV_HEX", "TAP_CONV_HEX_UPPER", "TAP_CONV_POINTER",
+	"TAP_CONV_CHAR", "TAP_CONV_STRING", "TAP_CONV_BINARY", "TAP_CONV_MEMORY",
+	"TAP_CONV_MEMORY_HEX",
+};
+enum { CV_LIT, CV_PERCENT, CV_SIGNED, CV_UNSIGNED, CV_OCTAL, CV_HEX, CV_HEXU,
+       CV_POINTER, CV_CHAR, CV_STRING, CV_BINARY, CV_MEMORY, CV_MEMHEX };
+
+#define STAR (-2)
+
+/* Parse a format the way the runtime's tap_format_parse does. */
+static int parse_format(const char *f, Vec *out)
+{
+	int nargs = 0;
+	const char *p = f;
+	while (*p) {
+		FmtItem *it = NEW(FmtItem);
+		it->width = it->prec = -1;
+		if (*p != '%') {
+			const char *s = p;
+			while (*p && *p != '%')
+				p++;
+			it->conv = CV_LIT;
+			it->lit = xstrndup(s, p - s);
+			vec_push(out, it);
+			continue;
+		}
+		const char *start = p++;
+		for (;; p++) {
+			if (*p == '-') it->flags |= 0x01;
+			else if (*p == '+') it->flags |= 0x02;
+			else if (*p == ' ') it->flags |= 0x04;
+			else if (*p == '#') it->flags |= 0x08;
+			else if (*p == '0') it->flags |= 0x10;
+			else break;
+		}
+		if (*p == '*') {
+			it->width = STAR;
+			nargs++;
+			p++;
+		} else if (*p >= '0' && *p <= '9') {
+			int w = 0;
+			while (*p >= '0' && *p <= '9') {
+				if (w < 65536)
+					w = w * 10 + (*p - '0');
+				p++;
+			}
+			it->width = w > 65536 ? 65536 : w;
+		}
+		if (*p == '.') {
+			p++;
+			if (*p == '*') {
+				it->prec = STAR;
+				nargs++;
+				p++;
+			} else {
+				int w = 0;
+				while (*p >= '0' && *p <= '9') {
+					if (w < 65536)
+						w = w * 10 + (*p - '0');
+					p++;
+				}
+				it->prec = w > 65536 ? 65536 : w;
+			}
+		}
+		while (*p == 'l' || *p == 'h' || *p == 'L' || *p == 'z' || *p == 'j' || *p == 't')
+			p++;
+		static const char convs[] = "%diuoxXpcsbmM";
+		static const int codes[] = { CV_PERCENT, CV_SIGNED, CV_SIGNED, CV_UNSIGNED,
+			CV_OCTAL, CV_HEX, CV_HEXU, CV_POINTER, CV_CHAR, CV_STRING, CV_BINARY,
+			CV_MEMORY, CV_MEMHEX };
+		const char *c = *p ? strchr(convs, *p) : NULL;
+		if (!c) {
+			if (*p)
+				p++;
+			it->conv = CV_LIT;
+			it->lit = xstrndup(start, p - start);
+			it->width = it->prec = -1;
+			it->flags = 0;
+			vec_push(out, it);
+			continue;
+		}
+		it->conv = codes[c - convs];
+		if (it->conv != CV_PERCENT)
+			nargs++;
+		p++;
+		vec_push(out, it);
+	}
+	return nargs;
+}
+
+static void fmt_item_lit(Vec *v, const char *s)
+{
+	FmtItem *it = NEW(FmtItem);
+	it->conv = CV_LIT;
+	it->lit = s;
+	it->width = it->prec = -1;
+	vec_push(v, it);
+}
+
+static void fmt_item_conv(Vec *v, int conv)
+{
+	FmtItem *it = NEW(FmtItem);
+	it->conv = conv;
+	it->width = it->prec = -1;
+	vec_push(v, it);
+}
+
+/* The table as a static const array in the file; returns its name. */
+static const char *fmt_table(Emitter *e, Vec *items)
+{
+	const char *name = emit_fresh_name(e, "tap_fmt");
+	sb_printf(&e->decls, "static const struct tap_fmt_spec %s[] = {\n", name);
+	for (int i = 0; i < items->len; i++) {
+		FmtItem *it = vec_get(items, i);
+		if (it->conv == CV_LIT) {
+			sb_printf(&e->decls, "\tTAP_FMT_LIT(%s),\n", c_string(it->lit));
+			continue;
+		}
+		sb_printf(&e->decls, "\t{ .conv = %s, .flags = 0x%x, .width = %s, .prec = %s },\n",
+			  conv_names[it->conv], it->flags,
+			  it->width == STAR ? "TAP_FMT_STAR" : xsprintf("%d", it->width),
+			  it->prec == STAR ? "TAP_FMT_STAR" : xsprintf("%d", it->prec));
+	}
+	if (!items->len)
+		sb_puts(&e->decls, "\tTAP_FMT_LIT(\"\"),\n");
+	sb_puts(&e->decls, "};\n");
+	return name;
+}
+
+static bool has_memory_conv(Vec *items)
+{
+	for (int i = 0; i < items->len; i++) {
+		FmtItem *it = vec_get(items, i);
+		if (it->conv == CV_MEMORY || it->conv == CV_MEMHEX)
+			return true;
+	}
+	return false;
+}
+
+/* l->a[] from the values; returns how many. */
+static int fill_args(Body *b, Node **nodes, Val *vals, int n)
+{
+	for (int i = 0; i < n; i++) {
+		bool str = nodes[i]->type == TY_STRING;
+		emit(b->e, "l->a[%d] = (struct tap_arg)%s(%s);", i,
+		     str ? "TAP_ARG_STR" : "TAP_ARG_LONG", vals[i].c);
+	}
+	if (n > b->max_arg)
+		b->max_arg = n;
+	return n;
+}
+
+#define MAX_PRINT_ARGS 32
+
+static void print_items(Body *b, Vec *items, Node **nodes, Val *vals, int n,
+			const char *dst, Loc loc)
+{
+	Emitter *e = b->e;
+	const char *tab = fmt_table(e, items);
+	int na = fill_args(b, nodes, vals, n);
+	const char *args = na ? "l->a" : "NULL";
+	if (dst) {
+		emit(e, "tap_format_spec(%s, MAXSTRINGLEN, %s, %d, %s, %d);", dst, tab,
+		     items->len ? items->len : 1, args, na);
+		return;
+	}
+	if (has_memory_conv(items))
+		where(b, loc, "identifier 'printf'");
+	fail_if(b, xsprintf("tap_printf_spec(c, %s, %d, %s, %d)", tab,
+			    items->len ? items->len : 1, args, na));
+}
+
+/* print/println/printd/printdln and their s- forms with a histogram among
+ * the values: piece by piece. */
+static void print_pieces(Body *b, Node *n, bool is_s, bool ln, const char *delim,
+			 const char *dst)
+{
+	Emitter *e = b->e;
+	if (is_s)
+		emit(e, "%s[0] = '\\0';", dst);
+	for (int i = 0; i < n->args.len; i++) {
+		Node *a = vec_get(&n->args, i);
+		if (i && delim) {
+			if (is_s)
+				emit(e, "tap_str_append(%s, %s);", dst, c_string(delim));
+			else
+				emit(e, "tap_print(%s);", c_string(delim));
+		}
+		if (a->kind == N_HIST) {
+			if (is_s) {
+				const char *s = tmp_str(b);
+				emit_hist_print(b, a, true, s);
+				emit(e, "tap_str_append(%s, %s);", dst, s);
+			} else {
+				emit_hist_print(b, a, false, NULL);
+			}
+			continue;
+		}
+		Val v = ex(b, a);
+		Vec items = { 0 };
+		fmt_item_conv(&items, a->type == TY_STRING ? CV_STRING : CV_SIGNED);
+		if (is_s) {
+			const char *s = tmp_str(b);
+			print_items(b, &items, &a, &v, 1, s, n->loc);
+			emit(e, "tap_str_append(%s, %s);", dst, s);
+		} else {
+			print_items(b, &items, &a, &v, 1, NULL, n->loc);
+		}
+	}
+	if (ln) {
+		if (is_s)
+			emit(e, "tap_str_append(%s, \"\\n\");", dst);
+		else
+			emit(e, "tap_print(\"\\n\");");
+	}
+}
+
+static Val ex_print(Body *b, Node *n)
+{
+	const char *name = n->name ? n->name : "print";
+	bool is_s = name[0] == 's';
+	bool is_f = strstr(name, "printf") != NULL;
+	bool is_d = strstr(name, "printd") != NULL;
+	bool ln = strstr(name, "ln") != NULL;
+	const char *delim = is_d && n->fmt ? n->fmt->str : NULL;
+	const char *dst = is_s ? tmp_str(b) : NULL;
+
+	if (n->args.len > MAX_PRINT_ARGS)
+		return error_val(b, n->loc, xsprintf(_("%s takes at most %d values"), name,
+						     MAX_PRINT_ARGS));
+	bool hist = false;
+	for (int i = 0; i < n->args.len; i++)
+		hist |= ((Node *)vec_get(&n->args, i))->kind == N_HIST;
+	if (hist && is_f)
+		return error_val(b, n->loc, _("a histogram can be printed with print or "
+					      "println, not with a format"));
+	if (hist) {
+		print_pieces(b, n, is_s, ln, delim, dst);
+		return is_s ? val_c(dst, true) : val_num(0);
+	}
+
+	Val *vals = xalloc(sizeof(Val) * (n->args.len ? n->args.len : 1));
+	ex_list(b, (Node **)n->args.data, n->args.len, vals);
+	Vec items = { 0 };
+	if (is_f) {
+		int want = parse_format(n->fmt && n->fmt->str ? n->fmt->str : "", &items);
+		if (want != n->args.len)
+			return error_val(b, n->loc, xsprintf(_("%s: the format wants %d value(s), "
+							       "%d given"), name, want,
+							     n->args.len));
+	} else {
+		for (int i = 0; i < n->args.len; i++) {
+			Node *a = vec_get(&n->args, i);
+			if (i && delim && *delim)
+				fmt_item_lit(&items, delim);
+			fmt_item_conv(&items, a->type == TY_STRING ? CV_STRING : CV_SIGNED);
+		}
+		if (ln)
+			fmt_item_lit(&items, "\n");
+	}
+	/* print("text") is just the text */
+	if (!is_s && items.len == 1 && ((FmtItem *)vec_get(&items, 0))->conv == CV_LIT &&
+	    !n->args.len) {
+		emit(b->e, "tap_print(%s);", c_string(((FmtItem *)vec_get(&items, 0))->lit));
+		return val_num(0);
+	}
+	if (!is_s && !is_f && !delim && !ln && n->args.len == 1 &&
+	    ((Node *)vec_get(&n->args, 0))->type == TY_STRING) {
+		emit(b->e, "tap_print(%s);", vals[0].c);
+		return val_num(0);
+	}
+	print_items(b, &items, (Node **)n->args.data, vals, n->args.len, dst, n->loc);
+	return is_s ? val_c(dst, true) : val_num(0);
+}
+
+void emit_hist_print(Body *b, Node *h, bool to_string, const char *dst)
+{
+	Var *v = h->lhs ? array_var(h->lhs) : NULL;
+	const char *d = stat_data(b, h->lhs);
+	if (!v)
+		return;
+	if (to_string)
+		emit(b->e, "tap_hist_sprint(%s, MAXSTRINGLEN, %s, %s);", dst,
+		     stat_spec_ref(b->e, v), d);
+	else
+		emit(b->e, "tap_hist_print(c, %s, %s);", stat_spec_ref(b->e, v), d);
+}
+
+/* ---- operators ---- */
+
+static bool fold_binary(const char *op, int64_t a, int64_t b, int64_t *r)
+{
+	uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+	if (!strcmp(op, "+")) *r = (int64_t)(ua + ub);
+	else if (!strcmp(op, "-")) *r = (int64_t)(ua - ub);
+	else if (!strcmp(op, "*")) *r = (int64_t)(ua * ub);
+	else if (!strcmp(op, "&")) *r = a & b;
+	else if (!strcmp(op, "|")) *r = a | b;
+	else if (!strcmp(op, "^")) *r = a ^ b;
+	else if (!strcmp(op, "<<")) *r = (int64_t)(ua << (b & 63));
+	else if (!strcmp(op, ">>")) *r = a >> (b & 63);
+	else if (!strcmp(op, ">>>")) *r = (int64_t)(ua >> (b & 63));
+	else if (!strcmp(op, "/") && b != 0) *r = b == -1 ? (int64_t)(0 - ua) : a / b;
+	else if (!strcmp(op, "%") && b != 0) *r = b == -1 ? 0 : a % b;
+	else return false;
+	return true;
+}
+
+/* a OP b of two computed values (OP of + - * / % << >> >>> & | ^). */
+static Val binary_op(Body *b, const char *op, Val l, Val r, Loc loc)
+{
+	int64_t folded;
+	if (l.is_num && r.is_num && fold_binary(op, l.num, r.num, &folded))
+		return val_num(folded);
+	bool st = l.stable && r.stable;
+	if (!strcmp(op, "<<"))
+		return val_c(xsprintf("tap_shl(%s, %s)", l.c, r.c), st);
+	if (!strcmp(op, ">>"))
+		return val_c(xsprintf("tap_shr(%s, %s)", l.c, r.c), st);
+	if (!strcmp(op, ">>>"))
+		return val_c(xsprintf("((int64_t)((u64)(%s) >> ((%s) & 63)))", l.c, r.c), st);
+	if (!strcmp(op, "/") || !strcmp(op, "%")) {
+		const char *t = tmp_long(b);
+		where(b, loc, xsprintf("operator '%s'", op));
+		fail_if(b, xsprintf("tap_%s(c, %s, %s, &%s)", op[0] == '/' ? "div" : "mod",
+				    l.c, r.c, t));
+		return val_c(t, true);
+	}
+	return val_c(xsprintf("(%s %s %s)", l.c, op, r.c), st);
+}
+
+static Val ex_binary(Body *b, Node *n)
+{
+	Node *ops[2] = { n->lhs, n->rhs };
+	Val v[2];
+	ex_list(b, ops, 2, v);
+	return binary_op(b, n->op, v[0], v[1], n->loc);
+}
+
+static Val ex_compare(Body *b, Node *n)
+{
+	Node *ops[2] = { n->lhs, n->rhs };
+	Val v[2];
+	ex_list(b, ops, 2, v);
+	const char *op = n->op;
+	bool st = v[0].stable && v[1].stable;
+	if (n->lhs->type == TY_STRING || n->rhs->type == TY_STRING) {
+		if (v[0].is_str && v[1].is_str) {
+			int c = strcmp(v[0].str, v[1].str);
+			int64_t r = !strcmp(op, "==") ? c == 0 : !strcmp(op, "!=") ? c != 0 :
+				    !strcmp(op, "<") ? c < 0 : !strcmp(op, "<=") ? c <= 0 :
+				    !strcmp(op, ">") ? c > 0 : c >= 0;
+			return val_num(r);
+		}
+		return val_c(xsprintf("(strcmp(%s, %s) %s 0)", v[0].c, v[1].c, op), st);
+	}
+	if (v[0].is_num && v[1].is_num) {
+		int64_t a = v[0].num, c = v[1].num;
+		int64_t r = !strcmp(op, "==") ? a == c : !strcmp(op, "!=") ? a != c :
+			    !strcmp(op, "<") ? a < c : !strcmp(op, "<=") ? a <= c :
+			    !strcmp(op, ">") ? a > c : a >= c;
+		return val_num(r);
+	}
+	return val_c(xsprintf("(%s %s %s)", v[0].c, op, v[1].c), st);
+}
+
+static Val ex_logical(Body *b, Node *n)
+{
+	Emitter *e = b->e;
+	bool is_and = !strcmp(n->op, "&&");
+	Val l = ex(b, n->lhs);
+	StrBuf rbuf = { 0 };
+	Val r = ex_into(b, n->rhs, &rbuf);
+	if (!rbuf.len) {
+		if (l.is_num && r.is_num)
+			return val_num(is_and ? (l.num && r.num) : (l.num || r.num));
+		return val_c(xsprintf("(%s %s %s)", l.c, n->op, r.c), l.stable && r.stable);
+	}
+	const char *t = tmp_long(b);
+	emit(e, "%s = (%s) != 0;", t, l.c);
+	emit_open(e, is_and ? "if (%s) {" : "if (!%s) {", t);
+	paste(e, &rbuf);
+	emit(e, "%s = (%s) != 0;", t, r.c);
+	emit_close(e, "}");
+	sb_free(&rbuf);
+	return val_c(t, true);
+}
+
+static Val ex_ternary(Body *b, Node *n)
+{
+	Emitter *e = b->e;
+	Val c = ex(b, n->cond);
+	StrBuf tb = { 0 }, eb = { 0 };
+	Val t = ex_into(b, n->then, &tb);
+	Val f = ex_into(b, n->els, &eb);
+	bool str = n->type == TY_STRING;
+	if (!tb.len && !eb.len) {
+		if (c.is_num)
+			return c.num ? t : f;
+		return val_c(xsprintf("(%s ? %s : %s)", c.c, t.c, f.c),
+			     c.stable && t.stable && f.stable);
+	}
+	const char *dst = str ? tmp_str(b) : tmp_long(b);
+	emit_open(e, "if (%s) {", c.c);
+	paste(e, &tb);
+	if (str)
+		emit(e, "tap_str_assign(%s, %s);", dst, t.c);
+	else
+		emit(e, "%s = %s;", dst, t.c);
+	emit_close(e, "} else {");
+	e->indent++;
+	paste(e, &eb);
+	if (str)
+		emit(e, "tap_str_assign(%s, %s);", dst, f.c);
+	else
+		emit(e, "%s = %s;", dst, f.c);
+	emit_close(e, "}");
+	sb_free(&tb);
+	sb_free(&eb);
+	return val_c(dst, true);
+}
+
+static Val ex_concat(Body *b, Node *n)
+{
+	Node *ops[2] = { n->lhs, n->rhs };
+	Val v[2];
+	ex_list(b, ops, 2, v);
+	if (v[0].is_str && v[1].is_str)
+		return val_str(xsprintf("%s%s", v[0].str, v[1].str));
+	if (v[1].is_str && !*v[1].str)
+		return v[0];
+	if (is_own_str_temp(v[0])) {
+		emit(b->e, "tap_str_append(%s, %s);", v[0].c, v[1].c);
+		return v[0];
+	}
+	const char *s = tmp_str(b);
+	emit(b->e, "tap_str_concat(%s, %s, %s);", s, v[0].c, v[1].c);
+	return val_c(s, true);
+}
+
+int regex_index(Emitter *e, Node *n, const char *pattern)
+{
+	(void)n;
+	for (int i = 0; i < e->regexes.len; i++)
+		if (!strcmp(vec_get(&e->regexes, i), pattern))
+			return i;
+	vec_push(&e->regexes, (void *)pattern);
+	return e->regexes.len - 1;
+}
+
+static Val ex_regex(Body *b, Node *n)
+{
+	if (!n->rhs || n->rhs->kind != N_STRING)
+		return error_val(b, n->loc, _("the right side of =~ must be a string "
+					      "literal (the regular expression)"));
+	Val s = ex(b, n->lhs);
+	int k = regex_index(b->e, n, n->rhs->str);
+	const char *t = tmp_long(b);
+	emit(b->e, "%s = %stap_regex_match(c, &tap_re_%d, %s);", t,
+	     !strcmp(n->op, "!~") ? "!" : "", k, s.c);
+	return val_c(t, true);
+}
+
+static Val ex_unary(Body *b, Node *n)
+{
+	Val v = ex(b, n->lhs);
+	const char *op = n->op;
+	if (!strcmp(op, "+"))
+		return v;
+	if (v.is_num) {
+		if (!strcmp(op, "-"))
+			return val_num((int64_t)(0 - (uint64_t)v.num));
+		if (!strcmp(op, "!"))
+			return val_num(!v.num);
+		if (!strcmp(op, "~"))
+			return val_num(~v.num);
+	}
+	return val_c(xsprintf("(%s(%s))", op, v.c), v.stable);
+}
+
+/* ---- assignment ---- */
+
+static bool is_target_like(Node *n)
+{
+	return n && (n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_AUTOCAST);
+}
+
+static Val write_target(Body *b, Node *lhs, Val r);
+
+/* x OP= r on a long lvalue ref (a plain C lvalue). */
+static void compound_long(Body *b, const char *ref, const char *op, Val r, Loc loc)
+{
+	Emitter *e = b->e;
+	const char *bop = xstrndup(op, strlen(op) - 1);   /* "+=" -> "+" */
+	if (!strcmp(bop, "/") || !strcmp(bop, "%")) {
+		where(b, loc, xsprintf("operator '%s'", op));
+		fail_if(b, xsprintf("tap_%s(c, %s, %s, &%s)", bop[0] == '/' ? "div" : "mod",
+				    ref, r.c, ref));
+	} else if (!strcmp(bop, "<<")) {
+		emit(e, "%s = tap_shl(%s, %s);", ref, ref, r.c);
+	} else if (!strcmp(bop, ">>")) {
+		emit(e, "%s = tap_shr(%s, %s);", ref, ref, r.c);
+	} else if (!strcmp(bop, ">>>")) {
+		emit(e, "%s = (int64_t)((u64)%s >> ((%s) & 63));", ref, ref, r.c);
+	} else {
+		emit(e, "%s %s %s;", ref, op, r.c);
+	}
+}
+
+static Val assign_scalar(Body *b, Node *n, Var *v)
+{
+	Emitter *e = b->e;
+	const char *op = n->op ? n->op : "=";
+	bool plain = !strcmp(op, "=");
+	b->effects++;
+	if (v->scope == VS_GLOBAL)
+		body_use_global(b, v, strcmp(op, "<<<") != 0);
+	else
+		body_add_local(b, v);
+	const char *ref = var_ref(e, v);
+
+	if (!strcmp(op, "<<<")) {
+		if (v->type != TY_STATS || v->scope != VS_GLOBAL)
+			return error_val(b, n->loc, _("<<< needs a statistics global"));
+		Val r = ex(b, n->rhs);
+		emit(e, "tap_stat_add(%s.s, %s);", var_cname(e, v), r.c);
+		return r;
+	}
+	if (v->type == TY_STATS)
+		return error_val(b, n->loc, _("a statistics aggregate takes values with <<<"));
+	Val r = ex(b, n->rhs);
+	if (v->type == TY_STRING) {
+		if (plain) {
+			if (strcmp(r.c, ref))
+				emit(e, "tap_str_assign(%s, %s);", ref, r.c);
+		} else if (!strcmp(op, ".=")) {
+			emit(e, "tap_str_append(%s, %s);", ref, r.c);
+		} else {
+			return error_val(b, n->loc, xsprintf(_("'%s' does not apply to strings"), op));
+		}
+		return val_c(ref, false);
+	}
+	if (plain)
+		emit(e, "%s = %s;", ref, r.c);
+	else
+		compound_long(b, ref, op, r, n->loc);
+	return val_c(ref, false);
+}
+
+static Val assign_element(Body *b, Node *n)
+{
+	Emitter *e = b->e;
+	Node *lhs = n->lhs;
+	Var *v = array_var(lhs);
+	const char *op = n->op ? n->op : "=";
+	if (!v || v->arity <= 0)
+		return error_val(b, n->loc, _("assigning to an element of something that is "
+					      "not an array"));
+	body_use_global(b, v, strcmp(op, "<<<") != 0);
+	int nk = lhs->args.len;
+	Node **nodes = xalloc(sizeof(Node *) * (nk + 1));
+	for (int i = 0; i < nk; i++)
+		nodes[i] = vec_get(&lhs->args, i);
+	nodes[nk] = n->rhs;
+	Val *vals = xalloc(sizeof(Val) * (nk + 1));
+	ex_list(b, nodes, nk + 1, vals);
+	Val r = vals[nk];
+	b->effects++;
+	const char *k = key_tuple(b, v, nodes, vals, nk, NULL);
+	const char *m = map_of(b, v);
+	where(b, lhs->loc, xsprintf("identifier '%s'", v->name));
+
+	if (!strcmp(op, "<<<")) {
+		if (v->type != TY_STATS)
+			return error_val(b, n->loc, _("<<< needs a statistics global"));
+		fail_if(b, xsprintf("tap_map_stat_add(c, %s, %s, %s)", m, k, r.c));
+		return r;
+	}
+	if (v->type == TY_STATS)
+		return error_val(b, n->loc, _("a statistics aggregate takes values with <<<"));
+	if (v->type == TY_STRING) {
+		if (!strcmp(op, "=")) {
+			fail_if(b, xsprintf("tap_map_set_str(c, %s, %s, %s)", m, k, r.c));
+			return r;
+		}
+		if (strcmp(op, ".="))
+			return error_val(b, n->loc, xsprintf(_("'%s' does not apply to strings"), op));
+		const char *s = tmp_str(b);
+		emit(e, "tap_str_concat(%s, tap_map_get_str(%s, %s), %s);", s, m, k, r.c);
+		fail_if(b, xsprintf("tap_map_set_str(c, %s, %s, %s)", m, k, s));
+		return val_c(s, true);
+	}
+	if (!strcmp(op, "=")) {
+		fail_if(b, xsprintf("tap_map_set_long(c, %s, %s, %s)", m, k, r.c));
+		return r;
+	}
+	const char *t = tmp_long(b);
+	if (!strcmp(op, "+=") || !strcmp(op, "-=")) {
+		fail_if(b, xsprintf("tap_map_add_long(c, %s, %s, %s%s%s, &%s)", m, k,
+				    op[0] == '-' ? "-(" : "", r.c, op[0] == '-' ? ")" : "", t));
+		return val_c(t, true);
+	}
+	emit(e, "%s = tap_map_get_long(%s, %s);", t, m, k);
+	compound_long(b, t, op, r, n->loc);
+	where(b, lhs->loc, xsprintf("identifier '%s'", v->name));
+	fail_if(b, xsprintf("tap_map_set_long(c, %s, %s, %s)", m, k, t));
+	return val_c(t, true);
+}
+
+static Val ex_assign(Body *b, Node *n)
+{
+	Node *lhs = n->lhs;
+	if (!lhs)
+		return error_val(b, n->loc, _("internal: assignment without a target"));
+	if (lhs->kind == N_SYMBOL && lhs->var)
+		return assign_scalar(b, n, lhs->var);
+	if (lhs->kind == N_INDEX)
+		return assign_element(b, n);
+	if (is_target_like(lhs)) {
+		if (n->op && strcmp(n->op, "="))
+			return error_val(b, n->loc, _("only '=' can assign to a context "
+						      "variable or kernel memory"));
+		return write_target(b, lhs, ex(b, n->rhs));
+	}
+	return error_val(b, n->loc, _("this cannot be assigned to"));
+}
+
+static Val ex_incdec(Body *b, Node *n, bool value_unused)
+{
+	Emitter *e = b->e;
+	bool inc = !strcmp(n->op, "++");
+	bool post = n->kind == N_POSTINC && !value_unused;
+	Node *lhs = n->lhs;
+	b->effects++;
+	if (lhs && lhs->kind == N_SYMBOL && lhs->var && lhs->var->type != TY_STATS &&
+	    lhs->var->type != TY_STRING) {
+		Var *v = lhs->var;
+		if (v->scope == VS_GLOBAL)
+			body_use_global(b, v, true);
+		else
+			body_add_local(b, v);
+		const char *ref = var_ref(e, v);
+		if (!post) {
+			emit(e, "%s%s;", inc ? "++" : "--", ref);
+			return val_c(ref, false);
+		}
+		const char *t = tmp_long(b);
+		emit(e, "%s = %s%s;", t, ref, inc ? "++" : "--");
+		return val_c(t, true);
+	}
+	if (lhs && lhs->kind == N_INDEX && !(lhs->base && lhs->base->kind == N_HIST)) {
+		Var *v = array_var(lhs);
+		if (!v || v->arity <= 0 || v->type != TY_LONG)
+			return error_val(b, n->loc, _("++ and -- need a number variable or "
+						      "array element"));
+		body_use_global(b, v, true);
+		const char *k = fill_keys(b, v, &lhs->args, NULL);
+		const char *t = tmp_long(b);
+		where(b, lhs->loc, xsprintf("identifier '%s'", v->name));
+		fail_if(b, xsprintf("tap_map_add_long(c, %s, %s, %s, &%s)", map_of(b, v), k,
+				    inc ? "1" : "-1", t));
+		if (post)
+			return val_c(xsprintf("(%s %s 1)", t, inc ? "-" : "+"), true);
+		return val_c(t, true);
+	}
+	return error_val(b, n->loc, _("++ and -- need a number variable or array element"));
+}
+
+/* ---- statistics ---- */
+
+static Val ex_stat(Body *b, Node *n)
+{
+	static const struct { const char *name, *op; } ops[] = {
+		{ "@count", "TAP_STAT_COUNT" }, { "@sum", "TAP_STAT_SUM" },
+		{ "@min", "TAP_STAT_MIN" }, { "@max", "TAP_STAT_MAX" },
+		{ "@avg", "TAP_STAT_AVG" }, { "@variance", "TAP_STAT_VARIANCE" },
+	};
+	const char *op = NULL;
+	for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+		if (n->op && !strcmp(n->op, ops[i].name))
+			op = ops[i].op;
+	if (!op)
+		return error_val(b, n->loc, _("unknown statistics operator"));
+	Var *v = n->lhs ? array_var(n->lhs) : NULL;
+	const char *d = stat_data(b, n->lhs);
+	if (!v)
+		return val_num(0);
+	const char *t = tmp_long(b);
+	where(b, n->loc, xsprintf("operator '%s'", n->op));
+	fail_if(b, xsprintf("tap_stat_extract(c, %s, %s, %s, &%s)", stat_spec_ref(b->e, v), d,
+			    op, t));
+	return val_c(t, true);
+}
+
+/* ---- context variables and kernel memory ---- */
+
+/* The helper macros of target paths, once per file. */
+static void need_target_macros(Emitter *e)
+{
+	static const char text[] =
+"/* Target paths ($var->a->b, @cast): each step follows a pointer member\n"
+" * by reading it with a fault-safe copy, and a struct member by address. */\n"
+"#define TAP_FETCH(rd, what, x, err) ({ __typeof__(x) _tv; \\\n"
+"\tif (rd(&_tv, (void *)&(x), sizeof(_tv))) { \\\n"
+"\t\ttap_error(c, what \" read fault at 0x%lx\", (unsigned long)&(x)); \\\n"
+"\t\tgoto err; \\\n"
+"\t} \\\n"
+"\t_tv; })\n"
+"#define TAP_ISPTR(x) (__builtin_classify_type(x) == 5)\n"
+"#define TAP_ISARRAY(x) (!__builtin_types_compatible_p(__typeof__(x), __typeof__((x) + 0)))\n"
+"#define TAP_SIGNED(x) _Generic((x), char: ((char)-1 < 0), signed char: 1, short: 1, \\\n"
+"\tint: 1, long: 1, long long: 1, default: 0)\n"
+"#define TAP_STEP(rd, what, x, err) \\\n"
+"\t__builtin_choose_expr(TAP_ISPTR(x), TAP_FETCH(rd, what, x, err), &(x))\n"
+"#define TAP_ELEMS(rd, what, x, err) \\\n"
+"\t__builtin_choose_expr(TAP_ISARRAY(x), (x), TAP_FETCH(rd, what, x, err))\n"
+"#define TAP_VALUE(rd, what, x, err) __builtin_choose_expr(TAP_ISPTR(x), \\\n"
+"\t({ int64_t _r; \\\n"
+"\t   if (TAP_ISARRAY(x)) \\\n"
+"\t\t_r = (unsigned long)((x) + 0); \\\n"
+"\t   else \\\n"
+"\t\t_r = (unsigned long)TAP_FETCH(rd, what, x, err); \\\n"
+"\t   _r; }), \\\n"
+"\t({ u64 _u = 0; const int _n = sizeof(x) < 8 ? sizeof(x) : 8; \\\n"
+"\t   if (rd(&_u, (void *)&(x), _n)) { \\\n"
+"\t\ttap_error(c, what \" read fault at 0x%lx\", (unsigned long)&(x)); \\\n"
+"\t\tgoto err; \\\n"
+"\t   } \\\n"
+"\t   TAP_SIGNED(x) ? (int64_t)(_u << (64 - 8 * _n)) >> (64 - 8 * _n) : (int64_t)_u; }))\n";
+	if (e->target_macros)
+		return;
+	e->target_macros = true;
+	sb_puts(&e->decls, text);
+}
+
+/* A C type name for @cast's type string. */
+static const char *cast_type(const char *s)
+{
+	while (*s == ' ')
+		s++;
+	if (!strncmp(s, "struct ", 7) || !strncmp(s, "union ", 6) || !strncmp(s, "enum ", 5) ||
+	    strchr(s, '*') || strchr(s, ' '))
+		return s;
+	static const char *const basic[] = { "char", "short", "int", "long", "void",
+		"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "size_t", "pid_t",
+		"uid_t", "gid_t", "loff_t", "dev_t", "umode_t", NULL };
+	for (int i = 0; basic[i]; i++)
+		if (!strcmp(s, basic[i]))
+			return s;
+	return xsprintf("struct %s", s);
+}
+
+/* "kernel<linux/sched.h><linux/fs.h>": include the headers it names. */
+static void cast_headers(Emitter *e, const char *module)
+{
+	for (const char *p = module ? strchr(module, '<') : NULL; p; p = strchr(p, '<')) {
+		const char *end = strchr(p, '>');
+		if (!end)
+			break;
+		const char *inc = xsprintf("#include <%.*s>\n", (int)(end - p - 1), p + 1);
+		if (!strstr(sb_cstr(&e->decls), inc))
+			sb_puts(&e->decls, inc);
+		p = end;
+	}
+}
+
+typedef struct TypeScan {
+	Body *b;
+	Vec visiting;
+} TypeScan;
+
+static const char *c_type_of(TypeScan *ts, Node *n);
+
+/* The C expression, in an unevaluated null-based form, of a path's last
+ * member: __typeof__ of it is the path's type. */
+static const char *null_path(const char *ptype, Vec *comps)
+{
+	const char *cur = xsprintf("((%s)0)", ptype);
+	for (int i = 0; i < comps->len; i++) {
+		Component *c = vec_get(comps, i);
+		const char *x = c->kind == COMP_MEMBER ? xsprintf("(%s)->%s", cur, c->name)
+						       : xsprintf("(%s)[0]", cur);
+		if (i == comps->len - 1)
+			return x;
+		Component *next = vec_get(comps, i + 1);
+		cur = next->kind == COMP_MEMBER
+			? xsprintf("__builtin_choose_expr(TAP_ISPTR(%s), %s, &(%s))", x, x, x)
+			: x;
+	}
+	return cur;
+}
+
+static const char *path_type(const char *ptype, Vec *comps)
+{
+	if (!ptype)
+		return NULL;
+	if (!comps->len)
+		return ptype;
+	return xsprintf("__typeof__(%s)", null_path(ptype, comps));
+}
+
+typedef struct Stores {
+	Var *v;
+	Vec *out;
+} Stores;
+
+static void find_stores(Node **slot, void *ctx)
+{
+	Stores *s = ctx;
+	Node *n = *slot;
+	if (n->kind == N_ASSIGN && n->op && !strcmp(n->op, "=") && n->lhs &&
+	    n->lhs->kind == N_SYMBOL && n->lhs->var == s->v)
+		vec_push(s->out, n->rhs);
+	if (n->kind == N_RETURN && !s->v && n->lhs)
+		vec_push(s->out, n->lhs);
+	walk_children(n, find_stores, ctx);
+}
+
+static const char *common_type(TypeScan *ts, Vec *srcs)
+{
+	const char *t = NULL;
+	for (int i = 0; i < srcs->len; i++) {
+		const char *u = c_type_of(ts, vec_get(srcs, i));
+		if (!u || (t && strcmp(t, u)))
+			return NULL;
+		t = u;
+	}
+	return t;
+}
+
+static bool visiting(TypeScan *ts, void *p)
+{
+	for (int i = 0; i < ts->visiting.len; i++)
+		if (vec_get(&ts->visiting, i) == p)
+			return true;
+	return false;
+}
+
+static const CtxVar *target_ctx_var(Body *b, Node *n)
+{
+	if (!b->ep || !b->ep->rp)
+		return NULL;
+	const char *name = n->name && n->name[0] == '$' ? n->name + 1 : n->name;
+	return resolved_ctx_var(b->ep->rp, name ? name : "");
+}
+
+/* The C pointer type a value carries, for '->' on it. */
+static const char *c_type_of(TypeScan *ts, Node *n)
+{
+	if (!n)
+		return NULL;
+	switch (n->kind) {
+	case N_CAST:
+		cast_headers(ts->b->e, n->module);
+		return path_type(xsprintf("%s *", cast_type(n->str ? n->str : "void")),
+				 &n->comps);
+	case N_TARGET: {
+		const CtxVar *cv = target_ctx_var(ts->b, n);
+		return cv && cv->ctype ? path_type(cv->ctype, &n->comps) : NULL;
+	}
+	case N_AUTOCAST:
+		return path_type(c_type_of(ts, n->lhs), &n->comps);
+	case N_ASSIGN:
+		return n->op && !strcmp(n->op, "=") ? c_type_of(ts, n->rhs) : NULL;
+	case N_ENTRY:
+		return c_type_of(ts, n->lhs);
+	case N_TERNARY: {
+		Vec two = { 0 };
+		vec_push(&two, n->then);
+		vec_push(&two, n->els);
+		return common_type(ts, &two);
+	}
+	case N_SYMBOL: {
+		Var *v = n->var;
+		if (!v || v->scope != VS_LOCAL || visiting(ts, v))
+			return NULL;
+		Node *body = ts->b->func ? ts->b->func->body
+					 : ts->b->probe ? ts->b->probe->body : NULL;
+		if (!body)
+			return NULL;
+		vec_push(&ts->visiting, v);
+		Vec stores = { 0 };
+		Stores s = { v, &stores };
+		find_stores(&body, &s);
+		const char *t = stores.len ? common_type(ts, &stores) : NULL;
+		ts->visiting.len--;
+		return t;
+	}
+	case N_CALL: {
+		Func *f = n->func;
+		if (!f || !f->body || f->body->kind != N_BLOCK || visiting(ts, f))
+			return NULL;
+		vec_push(&ts->visiting, f);
+		Vec rets = { 0 };
+		Stores s = { NULL, &rets };
+		Node *body = f->body;
+		find_stores(&body, &s);
+		Body fb = *ts->b;
+		fb.func = f;
+		fb.probe = NULL;
+		fb.ep = NULL;
+		Body *save = ts->b;
+		ts->b = &fb;
+		const char *t = rets.len ? common_type(ts, &rets) : NULL;
+		ts->b = save;
+		ts->visiting.len--;
+		return t;
+	}
+	default:
+		return NULL;
+	}
+}
+
+/* The reader for a path: user memory in process probes. */
+static void reader_of(Body *b, Node *n, const char **rd, const char **what)
+{
+	bool user = is_user_family(b->ep ? b->ep->rp : NULL);
+	if (n->kind == N_CAST && n->module) {
+		if (!strncmp(n->module, "kernel", 6))
+			user = false;
+		else if (strchr(n->module, '/'))
+			user = true;
+	}
+	*rd = user ? "tap_read_user" : "tap_read_kernel";
+	*what = user ? "\"user\"" : "\"kernel\"";
+}
+
+/* The steps of a path from a typed pointer p0; returns the C lvalue of
+ * the last member.  Declarations go to the open block. */
+static const char *path_steps(Body *b, const char *p0, Vec *comps, const char *rd,
+			      const char *what, const char *err)
+{
+	Emitter *e = b->e;
+	const char *cur = p0;
+	for (int i = 0; i < comps->len; i++) {
+		Component *c = vec_get(comps, i);
+		const char *x;
+		if (c->kind == COMP_MEMBER) {
+			x = xsprintf("(%s)->%s", cur, c->name);
+		} else {
+			Val idx = c->index ? ex(b, c->index) : val_num(0);
+			x = xsprintf("(%s)[%s]", cur, idx.c);
+		}
+		if (i == comps->len - 1)
+			return x;
+		Component *next = vec_get(comps, i + 1);
+		const char *p = xsprintf("p%d", i + 1);
+		emit(e, "__auto_type %s = %s(%s, %s, %s, %s);", p,
+		     next->kind == COMP_MEMBER ? "TAP_STEP" : "TAP_ELEMS", rd, what, x, err);
+		cur = p;
+	}
+	return xsprintf("(*%s)", cur);
+}
+
+/* Everything before the path: the typed pointer it starts from. */
+static const char *path_base(Body *b, Node *n, const char **ptype)
+{
+	*ptype = NULL;
+	if (n->kind == N_TARGET) {
+		const CtxVar *cv = target_ctx_var(b, n);
+		if (!cv) {
+			emit_error_at(b->e, n->loc, _("context variable '%s' is not available "
+						      "here"), n->name);
+			return NULL;
+		}
+		const char *x = family_ctx_expr(b->ep, cv, false);
+		if (!x) {
+			emit_error_at(b->e, n->loc, _("context variable '%s' cannot be read in "
+						      "'%s' probes yet"), n->name,
+				      b->ep->rp->family->name);
+			return NULL;
+		}
+		if (!cv->ctype) {
+			emit_error_at(b->e, n->loc, _("context variable '%s' has no known C type "
+						      "to follow"), n->name);
+			return NULL;
+		}
+		*ptype = cv->ctype;
+		return xsprintf("(unsigned long)(%s)", x);
+	}
+	if (n->kind == N_CAST) {
+		cast_headers(b->e, n->module);
+		*ptype = xsprintf("%s *", cast_type(n->str ? n->str : "void"));
+	} else {
+		TypeScan ts = { b, { 0 } };
+		*ptype = c_type_of(&ts, n->lhs);
+		if (!*ptype) {
+			emit_error_at(b->e, n->loc, _("'->' needs a value with a known C type"));
+			return NULL;
+		}
+	}
+	Val base = ex(b, n->lhs);
+	return xsprintf("(unsigned long)(%s)", base.c);
+}
+
+static Val ex_target(Body *b, Node *n)
+{
+	Emitter *e = b->e;
+	if (n->deref)
+		return error_val(b, n->loc, _("pretty-printing with '$' or '$$' needs debug "
+					      "information, which is not supported yet"));
+	if (b->entry == false && b->ep == NULL && n->kind == N_TARGET)
+		return error_val(b, n->loc, _("context variables are only available in probes"));
+	/* a plain context variable */
+	if (n->kind == N_TARGET && !n->comps.len) {
+		const CtxVar *cv = target_ctx_var(b, n);
+		if (!cv)
+			return error_val(b, n->loc, xsprintf(_("context variable '%s' is not "
+							       "available here"), n->name));
+		if (cv->write_only)
+			return error_val(b, n->loc, xsprintf(_("context variable '%s' can only be "
+							       "written"), n->name));
+		const char *x = family_ctx_expr(b->ep, cv, false);
+		if (!x)
+			return error_val(b, n->loc, xsprintf(_("context variable '%s' cannot be "
+							       "read in '%s' probes yet"), n->name,
+							     b->ep->rp->family->name));
+		if (n->addressof)
+			return error_val(b, n->loc, _("'&' of a context variable needs debug "
+						      "information"));
+		if (cv->type == TY_STRING) {
+			const char *s = tmp_str(b);
+			emit(e, "tap_str_assign(%s, %s);", s, x);
+			return val_c(s, true);
+		}
+		const char *t = tmp_long(b);
+		emit(e, "%s = (int64_t)(%s);", t, x);
+		return val_c(t, true);
+	}
+	const char *ptype;
+	const char *base = path_base(b, n, &ptype);
+	if (!base)
+		return val_num(0);
+	need_target_macros(e);
+	const char *rd, *what;
+	reader_of(b, n, &rd, &what);
+	const char *t = tmp_long(b);
+	const char *err = ((Label *)vec_last(&b->errs))->name;
+	((Label *)vec_last(&b->errs))->used = true;
+	where(b, n->loc, n->kind == N_CAST ? "operator '@cast'" :
+		  xsprintf("identifier '%s'", n->name ? n->name : "->"));
+	emit_open(e, "{");
+	emit(e, "%s p0 = (%s)%s;", ptype, ptype, base);
+	if (!n->comps.len) {
+		emit(e, "%s = (int64_t)(unsigned long)p0;", t);
+		emit_close(e, "}");
+		return val_c(t, true);
+	}
+	const char *x = path_steps(b, "p0", &n->comps, rd, what, err);
+	if (n->addressof)
+		emit(e, "%s = (int64_t)(unsigned long)&%s;", t, x);
+	else
+		emit(e, "%s = TAP_VALUE(%s, %s, %s, %s);", t, rd, what, x, err);
+	emit_close(e, "}");
+	return val_c(t, true);
+}
+
+static Val write_target(Body *b, Node *lhs, Val r)
+{
+	Emitter *e = b->e;
+	b->effects++;
+	if (lhs->kind == N_TARGET && !lhs->comps.len) {
+		const CtxVar *cv = target_ctx_var(b, lhs);
+		if (!cv || !cv->writable)
+			return error_val(b, lhs->loc, xsprintf(_("context variable '%s' cannot be "
+								 "written"), lhs->name));
+		const char *x = family_ctx_expr(b->ep, cv, true);
+		if (!x)
+			return error_val(b, lhs->loc, xsprintf(_("context variable '%s' cannot be "
+								 "written in '%s' probes yet"),
+							       lhs->name, b->ep->rp->family->name));
+		if (cv->type == TY_STRING)
+			emit(e, "tap_str_assign(%s, %s);", x, r.c);
+		else
+			emit(e, "%s = %s;", x, r.c);
+		return r;
+	}
+	const char *ptype;
+	Mark m = emit_mark(e);
+	(void)m;
+	const char *base = path_base(b, lhs, &ptype);
+	if (!base)
+		return val_num(0);
+	need_target_macros(e);
+	const char *rd, *what;
+	reader_of(b, lhs, &rd, &what);
+	const char *err = ((Label *)vec_last(&b->errs))->name;
+	((Label *)vec_last(&b->errs))->used = true;
+	bool user = !strcmp(rd, "tap_read_user");
+	where(b, lhs->loc, "operator '='");
+	emit_open(e, "{");
+	emit(e, "%s p0 = (%s)%s;", ptype, ptype, base);
+	const char *x = lhs->comps.len ? path_steps(b, "p0", &lhs->comps, rd, what, err)
+				       : "(*p0)";
+	emit(e, "__typeof__(%s) w = (__typeof__(%s))(%s);", x, x, r.c);
+	emit(e, "if (%s((void *)&%s, &w, sizeof(w))) {",
+	     user ? "tap_write_user" : "tap_write_kernel", x);
+	emit(e, "\ttap_error(c, \"%s write fault at 0x%%lx\", (unsigned long)&%s);",
+	     user ? "user" : "kernel", x);
+	emit(e, "\tgoto %s;", err);
+	emit(e, "}");
+	emit_close(e, "}");
+	return r;
+}
+
+static Val ex_target_vars(Body *b, Node *n)
+{
+	Emitter *e = b->e;
+	ResolvedPoint *rp = b->ep ? b->ep->rp : NULL;
+	if (!rp)
+		return error_val(b, n->loc, xsprintf(_("'%s' is only available in probes"),
+						     n->name));
+	const char *which = n->name ? n->name : "$$vars";
+	bool want_return = strstr(which, "return") != NULL;
+	bool want_locals = strstr(which, "locals") != NULL;
+	Vec items = { 0 };
+	Vec nodes = { 0 };
+	Vec vals = { 0 };
+	for (int i = 0; i < rp->ctx_vars.len; i++) {
+		CtxVar *cv = vec_get(&rp->ctx_vars, i);
+		bool is_ret = !strcmp(cv->name, "return");
+		if (cv->write_only || want_locals || is_ret != want_return)
+			continue;
+		const char *x = family_ctx_expr(b->ep, cv, false);
+		if (!x)
+			continue;
+		fmt_item_lit(&items, xsprintf("%s%s=", items.len ? " " : "", cv->name));
+		Node *fake = node_new(N_NUMBER, n->loc);
+		fake->type = cv->type;
+		Val *v = NEW(Val);
+		if (cv->type == TY_STRING) {
+			*v = val_c(x, false);
+			fmt_item_lit(&items, "\"");
+			fmt_item_conv(&items, CV_STRING);
+			fmt_item_lit(&items, "\"");
+		} else {
+			*v = val_c(xsprintf("(int64_t)(%s)", x), false);
+			FmtItem *it = NEW(FmtItem);
+			it->conv = CV_HEX;
+			it->flags = 0x08;
+			it->width = it->prec = -1;
+			vec_push(&items, it);
+		}
+		vec_push(&nodes, fake);
+		vec_push(&vals, v);
+	}
+	const char *s = tmp_str(b);
+	if (!items.len) {
+		emit(e, "%s[0] = '\\0';", s);
+		return val_c(s, true);
+	}
+	Val *va = xalloc(sizeof(Val) * vals.len);
+	for (int i = 0; i < vals.len; i++)
+		va[i] = *(Val *)vec_get(&vals, i);
+	print_items(b, &items, (Node **)nodes.data, va, vals.len, s, n->loc);
+	return val_c(s, true);
+}
+
+static Val ex_entry(Body *b, Node *n)
+{
+	if (b->entry)
+		return ex(b, n->lhs);
+	for (int i = 0; i < b->entries.len; i++) {
+		if (vec_get(&b->entries, i) != n)
+			continue;
+		if (!b->ep || !b->ep->entry_type)
+			return val_num(0);   /* reported already */
+		const char *f = xsprintf("((%s *)pdata)->e%d", b->ep->entry_type, i);
+		return val_c(f, false);
+	}
+	return error_val(b, n->loc, _("@entry is only available in .return probes"));
+}
+
+static Val ex_register(Body *b, Node *n)
+{
+	Emitter *e = b->e;
+	bool user = n->op && !strcmp(n->op, "@uregister");
+	static const char *const regs[] = { "ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip" };
+	int64_t num;
+	if (!n->lhs || n->lhs->kind != N_NUMBER)
+		return error_val(b, n->loc, _("the register number must be a literal"));
+	num = n->lhs->num;
+	if (num < 0 || num >= (int64_t)(sizeof regs / sizeof regs[0]))
+		return error_val(b, n->loc, xsprintf(_("no DWARF register %lld on x86_64"),
+						     (long long)num));
+	const char *r = user ? "c->user_regs" : "c->regs";
+	const char *t = tmp_long(b);
+	where(b, n->loc, xsprintf("operator '%s'", n->op));
+	emit_open(e, "if (!%s) {", r);
+	emit(e, "tap_error(c, \"no registers are available here\");");
+	emit(e, "%s", err_goto(b));
+	emit_close(e, "}");
+	emit(e, "#ifdef CONFIG_X86_64");
+	emit(e, "%s = (int64_t)%s->%s;", t, r, regs[num]);
+	emit(e, "#else");
+	emit(e, "%s = 0;", t);
+	emit(e, "#endif");
+	return val_c(t, true);
+}
+
+static Val ex_deref(Body *b, Node *n)
+{
+	Emitter *e = b->e;
+	bool user = n->op && !strcmp(n->op, "@uderef");
+	if (n->args.len != 2)
+		return error_val(b, n->loc, xsprintf(_("%s takes a size and an address"), n->op));
+	Node *sz = vec_get(&n->args, 0);
+	if (sz->kind != N_NUMBER || (sz->num != 1 && sz->num != 2 && sz->num != 4 &&
+				     sz->num != 8))
+		return error_val(b, sz->loc, _("the size must be 1, 2, 4 or 8"));
+	Val a = ex(b, vec_get(&n->args, 1));
+	const char *ty = sz->num == 1 ? "u8" : sz->num == 2 ? "u16" : sz->num == 4 ? "u32" : "s64";
+	const char *t = tmp_long(b);
+	where(b, n->loc, xsprintf("operator '%s'", n->op));
+	emit_open(e, "{");
+	emit(e, "%s v;", ty);
+	emit_open(e, "if (%s(&v, (void *)(unsigned long)(%s), sizeof(v))) {",
+		  user ? "tap_read_user" : "tap_read_kernel", a.c);
+	emit(e, "tap_error(c, \"%s read fault at 0x%%lx\", (unsigned long)(%s));",
+	     user ? "user" : "kernel", a.c);
+	emit(e, "%s", err_goto(b));
+	emit_close(e, "}");
+	emit(e, "%s = v;", t);
+	emit_close(e, "}");
+	return val_c(t, true);
+}
+
+static void embedded_uses(Body *b, Node *n)
+{
+	Vec *g = n->aux;
+	for (int i = 0; g && i < g->len; i++) {
+		Var *v = vec_get(g, i);
+		bool wr = n->str && strstr(n->str, xsprintf("pragma:write:%s", v->name));
+		body_use_global(b, v, wr);
+	}
+}
+
+static Val ex_embedded(Body *b, Node *n)
+{
+	embedded_uses(b, n);
+	b->effects++;
+	const char *code = n->str ? n->str : "0";
+	if (n->type == TY_STRING) {
+		const char *s = tmp_str(b);
+		emit(b->e, "tap_str_assign(%s, (%s));", s, code);
+		return val_c(s, true);
+	}
+	const char *t = tmp_long(b);
+	emit(b->e, "%s = (int64_t)(%s);", t, code);
+	return val_c(t, true);
+}
+
+void emit_embedded_stmt(Body *b, Node *n);
+void emit_embedded_stmt(Body *b, Node *n)
+{
+	embedded_uses(b, n);
+	b->effects++;
+	emit_open(b->e, "{");
+	emit_line_directive(b->e, n->loc);
+	emit_raw(b->e, n->str ? n->str : "");
+	emit_close(b->e, "}");
+}
+
+Val ex(Body *b, Node *n)
+{
+	if (!n)
+		return val_num(0);
+	switch (n->kind) {
+	case N_NUMBER:
+		return val_num(n->num);
+	case N_STRING:
+		return val_str(n->str ? n->str : "");
+	case N_SYMBOL:
+		return ex_symbol(b, n);
+	case N_INDEX:
+		return ex_index(b, n);
+	case N_CALL:
+		return ex_call(b, n);
+	case N_PRINT:
+		return ex_print(b, n);
+	case N_BINARY:
+		return ex_binary(b, n);
+	case N_COMPARE:
+		return ex_compare(b, n);
+	case N_LOGICAL:
+		return ex_logical(b, n);
+	case N_CONCAT:
+		return ex_concat(b, n);
+	case N_REGEX:
+		return ex_regex(b, n);
+	case N_UNARY:
+		return ex_unary(b, n);
+	case N_PREINC:
+	case N_POSTINC:
+		return ex_incdec(b, n, false);
+	case N_ASSIGN:
+		return ex_assign(b, n);
+	case N_TERNARY:
+		return ex_ternary(b, n);
+	case N_IN:
+		return ex_in(b, n);
+	case N_STAT:
+		return ex_stat(b, n);
+	case N_HIST:
+		return error_val(b, n->loc, _("a histogram can only be printed, indexed or "
+					      "iterated with foreach"));
+	case N_TARGET:
+	case N_CAST:
+	case N_AUTOCAST:
+		return ex_target(b, n);
+	case N_ATVAR:
+		return error_val(b, n->loc, _("@var needs kernel debug information, which is "
+					      "not supported yet"));
+	case N_TARGET_VARS:
+		return ex_target_vars(b, n);
+	case N_ENTRY:
+		return ex_entry(b, n);
+	case N_DEFINED:
+		return error_val(b, n->loc, _("internal: @defined was not decided in pass 2"));
+	case N_PROBEWRITE:
+		return val_num(0);
+	case N_PERF:
+		return error_val(b, n->loc, _("@perf counters are not supported yet"));
+	case N_CONST:
+	case N_ENUM:
+		if (!n->str)
+			return val_num(0);
+		return val_c(xsprintf("((int64_t)(%s))", n->str), true);
+	case N_REGISTER:
+		return ex_register(b, n);
+	case N_DEREF:
+		return ex_deref(b, n);
+	case N_EMBEDDED_EXPR:
+		return ex_embedded(b, n);
+	default:
+		return error_val(b, n->loc, xsprintf(_("a %s cannot be used as a value"),
+						     node_kind_names[n->kind]));
+	}
+}
+
+/* An expression statement: post-increments need no old value. */
+Val ex_void(Body *b, Node *n)
+{
+	if (n && n->kind == N_POSTINC)
+		return ex_incdec(b, n, true);
+	return ex(b, n);
+}
