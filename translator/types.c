@@ -101,9 +101,12 @@ static void note_unchecked_target(Node *n)
 	const char *name = n->name[0] == '$' ? n->name + 1 : n->name;
 	if (resolved_ctx_var(rp, name))
 		return;
+	ProbePoint plain = *rp->point;
+	plain.optional = plain.sufficient = false;
+	plain.condition = NULL;
 	note_at(n->loc, _("tapc cannot tell whether '$%s' exists in '%s' "
 			  "without its debuginfo; if it does, it is a number"),
-		name, probe_point_text(rp->point));
+		name, probe_point_text(&plain));
 }
 
 /* An operand of the wrong type. */
@@ -669,6 +672,7 @@ static void sweep(void)
 		}
 		infer_stmt(&in, scope_body(sc));
 	}
+	cur_scope = NULL;
 }
 
 static void unresolved(Var *v)

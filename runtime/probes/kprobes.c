@@ -51,7 +51,7 @@ static const char *_tap_kprobe_detail(const char *symbol, int err)
 	return "no such function in the running kernel";
 }
 
-static void _tap_kprobes_unregister(struct _tap_kprobe *k, int n)
+static __maybe_unused void _tap_kprobes_unregister(struct _tap_kprobe *k, int n)
 {
 	struct kprobe **batch = tap_alloc(n * sizeof(*batch));
 	unsigned long missed = 0;
@@ -79,7 +79,7 @@ static void _tap_kprobes_unregister(struct _tap_kprobe *k, int n)
 		tap_count_skip(TAP_SKIP_REENTRANT);
 }
 
-static int _tap_kprobes_register(struct _tap_kprobe *k, int n)
+static __maybe_unused int _tap_kprobes_register(struct _tap_kprobe *k, int n)
 {
 	int i, ret;
 
@@ -100,7 +100,7 @@ static int _tap_kprobes_register(struct _tap_kprobe *k, int n)
 	return 0;
 }
 
-static void _tap_kretprobes_unregister(struct _tap_kretprobe *k, int n)
+static __maybe_unused void _tap_kretprobes_unregister(struct _tap_kretprobe *k, int n)
 {
 	struct kretprobe **batch = tap_alloc(n * sizeof(*batch));
 	unsigned long missed = 0, reentrant = 0;
@@ -131,7 +131,7 @@ static void _tap_kretprobes_unregister(struct _tap_kretprobe *k, int n)
 		tap_count_skip(TAP_SKIP_REENTRANT);
 }
 
-static int _tap_kretprobes_register(struct _tap_kretprobe *k, int n)
+static __maybe_unused int _tap_kretprobes_register(struct _tap_kretprobe *k, int n)
 {
 	int i, ret;
 
@@ -153,7 +153,7 @@ static int _tap_kretprobes_register(struct _tap_kretprobe *k, int n)
 }
 
 /* The entry half of every kretprobe: remember the stack pointer. */
-static inline struct _tap_kret_data *_tap_kret_save_sp(struct kretprobe_instance *ri,
+static inline __maybe_unused struct _tap_kret_data *_tap_kret_save_sp(struct kretprobe_instance *ri,
 							struct pt_regs *regs)
 {
 	struct _tap_kret_data *d = (struct _tap_kret_data *)ri->data;

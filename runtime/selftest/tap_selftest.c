@@ -17,7 +17,7 @@
  *   warn=1       begin sends a warning twice, an error and a system()
  *   start_fail=1 tap_on_start() fails with -EINVAL
  *   bench_ms=N   instead of timers, one kernel thread per CPU prints
- *                64-byte records as fast as it can for N ms
+ *                64-byte records as fast as it can for N ms, then exit()
  */
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
@@ -48,6 +48,7 @@ static DEFINE_PER_CPU(struct hrtimer, st_timer);
 static DEFINE_PER_CPU(unsigned long, st_cpu_ticks);
 static DEFINE_PER_CPU(struct task_struct *, st_thread);
 static atomic_t st_total_ticks;
+static atomic_t st_bench_running;
 static atomic64_t st_printed;		/* records the probes tried to print */
 static DEFINE_SPINLOCK(st_order_lock);
 static unsigned long st_order_seq;
@@ -153,6 +154,9 @@ static int st_bench_thread(void *arg)
 		if ((i & 63) == 0)
 			cond_resched();
 	}
+	/* The last thread to finish ends the run, as exit() would. */
+	if (atomic_dec_and_test(&st_bench_running))
+		tap_exit();
 	while (!kthread_should_stop())
 		msleep(20);
 	return 0;
@@ -162,6 +166,7 @@ static int st_start_bench(void)
 {
 	int cpu;
 
+	atomic_set(&st_bench_running, num_online_cpus());
 	for_each_online_cpu(cpu) {
 		struct task_struct *t;
 
