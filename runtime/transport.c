@@ -4,13 +4,19 @@
  * so this file is #included, not linked; see transport.h for the wire
  * format and the API.
  *
- * Where output goes.  By default each CPU has a relay channel in debugfs
- * (/sys/kernel/debug/tapc_<module>/traceN).  Relay needs a parent dentry
- * and procfs has none, so when debugfs is missing (or "_tap_transport=
- * procfs" is given) the trace files are /proc/tapc_<module>/traceN, fed by
- * the transport's own lock-free per-CPU rings (transport_ring.c).  The
- * rings can also serve debugfs ("_tap_transport=ring").  Both feeds write
- * the same byte stream of records, so taprun reads them the same way.
+ * Where output goes.  Each CPU has a trace file, traceN, in
+ * /sys/kernel/debug/tapc_<module>/, or in /proc/tapc_<module>/ when debugfs
+ * is missing (or "_tap_transport=procfs" is given).  By default the files
+ * are fed by the transport's own lock-free per-CPU rings
+ * (transport_ring.c), which work the same in both file systems.
+ * "_tap_transport=relay" uses relay channels instead (debugfs only: relay
+ * needs a parent dentry, procfs has none).  The rings are the default
+ * because relay, in its no-overwrite mode, lets a reader that runs while
+ * the buffer is full skip a whole sub-buffer (tap_relay_put() avoids the
+ * known case), lets a reader on another CPU see a switch half done, and
+ * wakes pollers only when a sub-buffer fills; the rings have none of that
+ * and measured faster in the VM.  Both feeds write the same byte stream of
+ * records, so taprun reads them the same way.
  *
  * Sequence numbers.  A record gets its seq only once it is certain to fit
  * (relay: after relay_switch_subbuf() succeeded; ring: after the room
@@ -59,7 +65,8 @@ MODULE_PARM_DESC(_tap_bufsize, "trace buffer per CPU, KiB (default 1024)");
 
 static char *tap_param_transport = "auto";
 module_param_named(_tap_transport, tap_param_transport, charp, 0444);
-MODULE_PARM_DESC(_tap_transport, "auto, relay, ring (debugfs) or procfs");
+MODULE_PARM_DESC(_tap_transport,
+		 "auto (ring in debugfs, else procfs), ring, relay or procfs");
 
 #define TAP_DEFAULT_BUFSIZE	(1024 * 1024)
 #define TAP_MAX_BUFSIZE		(1024UL * 1024 * 1024)
@@ -193,9 +200,18 @@ static bool tap_relay_put(struct tap_rec_hdr *h, size_t total)
 
 	if (unlikely(!buf))
 		return false;
-	if (unlikely(buf->offset + total > chan->subbuf_size) &&
-	    !relay_switch_subbuf(buf, total))
-		return false;
+	if (unlikely(buf->offset + total > chan->subbuf_size)) {
+		/* Drop rather than let relay refuse the switch: while a
+		 * refusing relay_switch_subbuf() runs, offset is briefly 0 on
+		 * a full buffer, and a reader seeing that skips (loses) the
+		 * oldest sub-buffer.  Full means: after the switch, every
+		 * sub-buffer would be produced and unread. */
+		if (buf->subbufs_produced + 1 - READ_ONCE(buf->subbufs_consumed) >=
+		    chan->n_subbufs)
+			return false;
+		if (!relay_switch_subbuf(buf, total))
+			return false;
+	}
 	h->seq = (u32)atomic_inc_return(&tap_tp.seq);
 	memcpy(buf->data + buf->offset, h, total);
 	/* A reader on another CPU reads up to offset: data first. */
@@ -698,10 +714,40 @@ static int tap_trace_debugfs_open(struct inode *inode, struct file *file)
 	return stream_open(inode, file);
 }
 
+/* procfs has no .owner: an open file pins the module by hand, as the
+ * debugfs files do through .owner.  Otherwise rmmod could free a wait
+ * queue a poller is still linked into. */
 static int tap_trace_proc_open(struct inode *inode, struct file *file)
 {
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
 	file->private_data = pde_data(inode);
 	return stream_open(inode, file);
+}
+
+static int tap_trace_proc_release(struct inode *inode, struct file *file)
+{
+	module_put(THIS_MODULE);
+	return 0;
+}
+
+static int tap_ctl_proc_open(struct inode *inode, struct file *file)
+{
+	int ret;
+
+	if (!try_module_get(THIS_MODULE))
+		return -ENODEV;
+	ret = tap_ctl_open(inode, file);
+	if (ret)
+		module_put(THIS_MODULE);
+	return ret;
+}
+
+static int tap_ctl_proc_release(struct inode *inode, struct file *file)
+{
+	tap_ctl_release(inode, file);
+	module_put(THIS_MODULE);
+	return 0;
 }
 
 static const struct file_operations tap_ctl_fops = {
@@ -723,8 +769,8 @@ static const struct file_operations tap_trace_fops = {
 };
 
 static const struct proc_ops tap_ctl_proc_ops = {
-	.proc_open = tap_ctl_open,
-	.proc_release = tap_ctl_release,
+	.proc_open = tap_ctl_proc_open,
+	.proc_release = tap_ctl_proc_release,
 	.proc_read = tap_ctl_read,
 	.proc_write = tap_ctl_write,
 	.proc_poll = tap_ctl_poll,
@@ -733,6 +779,7 @@ static const struct proc_ops tap_ctl_proc_ops = {
 
 static const struct proc_ops tap_trace_proc_ops = {
 	.proc_open = tap_trace_proc_open,
+	.proc_release = tap_trace_proc_release,
 	.proc_read = tap_trace_read,
 	.proc_poll = tap_trace_poll,
 	.proc_lseek = noop_llseek,
@@ -777,9 +824,9 @@ static int tap_pick_mode(void)
 	size_t kb = tap_param_bufsize_kb;
 
 	tap_tp.forced = strcmp(t, "auto") != 0;
-	if (!strcmp(t, "auto") || !strcmp(t, "relay")) {
+	if (!strcmp(t, "relay")) {
 		tap_tp.mode = TAP_TRACE_RELAY;
-	} else if (!strcmp(t, "ring")) {
+	} else if (!strcmp(t, "auto") || !strcmp(t, "ring")) {
 		tap_tp.mode = TAP_TRACE_RING;
 	} else if (!strcmp(t, "procfs")) {
 		tap_tp.mode = TAP_TRACE_RING;
@@ -795,7 +842,7 @@ static int tap_pick_mode(void)
 	return 0;
 }
 
-/* The directory decides the mode: relay needs debugfs. */
+/* Without debugfs, "auto" falls back to procfs (relay cannot). */
 static int tap_make_dir(void)
 {
 	if (!tap_tp.use_procfs) {
@@ -1023,7 +1070,7 @@ void tap_transport_exit(void)
 	flush_workqueue(tap_tp.wq);
 	/* The end probes ran: nothing prints any more. */
 	WRITE_ONCE(tap_tp.ready, false);
-	/* Removing a procfs file releases its open instances. */
+	/* No file is open: an open file pins the module. */
 	tap_remove_dir();
 	destroy_workqueue(tap_tp.wq);
 	tap_waiter_sync(&tap_tp.ctl_waiter);

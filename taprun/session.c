@@ -874,7 +874,7 @@ static void report(struct session *s)
 							  TAP_SKIP_SLOTS;
 
 	if (!s->done_seen) {
-		if (s->started)
+		if (s->started && !s->aborting)
 			msg_warning(_("module '%s': no summary from the module (the run was cut short)"),
 				    s->name);
 		return;

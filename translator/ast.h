@@ -125,6 +125,8 @@ struct Node {
 	Type type;              /* filled by pass 2 */
 
 	const char *op;         /* operator text, or builtin name (@sum ...) */
+	Loc op_loc;             /* the operator token of a binary/comparison/
+	                         * assignment node (its loc is the lhs's) */
 	const char *name;       /* symbol, function, target name */
 	const char *str;        /* decoded string value / code / type name */
 	const char *module;     /* @cast/@var/@enum module argument, or NULL */

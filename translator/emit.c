@@ -829,8 +829,18 @@ static void generate_func(Unit *u, Func *f, Body *b)
 		body_add_local(b, vec_get(&f->params, i));
 	for (int i = 0; i < f->locals.len; i++)
 		body_add_local(b, vec_get(&f->locals, i));
+	if (f->body && f->body->kind == N_EMBEDDED) {
+		/* embedded C: written out directly; its pragmas name globals */
+		Vec *g = f->body->aux;
+		for (int i = 0; g && i < g->len; i++) {
+			Var *v = vec_get(g, i);
+			const char *w = xsprintf("pragma:write:%s", v->name);
+			body_use_global(b, v, f->body->str && strstr(f->body->str, w));
+		}
+		return;
+	}
 	if (!f->body || f->body->kind != N_BLOCK)
-		return;   /* embedded C: written out directly */
+		return;
 	e->body = b;
 	e->out = &b->code;
 	e->indent = 1;
@@ -871,16 +881,15 @@ static void generate_entry(Unit *u, EmitProbe *ep, Body *pb, Body *b)
 	e->body = b;
 	e->out = &b->code;
 	e->indent = 1;
-	emit(e, "%s *ent = pdata;", ep->entry_type);
-	emit_blank(e);
 	for (int i = 0; i < pb->entries.len; i++) {
 		Node *n = vec_get(&pb->entries, i);
+		const char *f = xsprintf("((%s *)pdata)->e%d", ep->entry_type, i);
 		emit_line_directive(e, n->loc);
 		Val v = ex(b, n->lhs);
 		if (n->type == TY_STRING)
-			emit(e, "tap_str_assign(ent->e%d, %s);", i, v.c);
+			emit(e, "tap_str_assign(%s, %s);", f, v.c);
 		else
-			emit(e, "ent->e%d = %s;", i, v.c);
+			emit(e, "%s = %s;", f, v.c);
 	}
 	e->body = NULL;
 }
@@ -1021,6 +1030,11 @@ static void write_runner(Unit *u, const char *name, Vec *list, const char *state
 	emit_blank(e);
 	for (int i = 0; i < list->len; i++) {
 		EmitProbe *ep = vec_get(list, i);
+		if (i && !strcmp(state, "TAP_STATE_STARTING")) {
+			emit(e, "/* exit() or an error: the other begin probes do not run */");
+			emit(e, "if (tap_session_state() != %s)", state);
+			emit(e, "\treturn;");
+		}
 		emit(e, "c = tap_context_enter(%s, %s);", ep->pp, state);
 		emit_open(e, "if (c) {");
 		emit(e, "c->probe_type = \"%s\";", type);
@@ -1134,10 +1148,116 @@ static void write_start_stop(Unit *u)
 
 /* ---- globals written but never read: shown at the end ---- */
 
+/* Which globals are read as values anywhere (pass 2's read flag also
+ * counts array stores and increments, which stap does not). */
+typedef struct ReadScan {
+	Vec read, written;
+} ReadScan;
+
+static void mark(Vec *v, Var *g)
+{
+	if (!g || g->scope != VS_GLOBAL)
+		return;
+	for (int i = 0; i < v->len; i++)
+		if (vec_get(v, i) == g)
+			return;
+	vec_push(v, g);
+}
+
+static void scan_reads(Node **slot, void *ctx);
+
+/* A store target: its keys are read, the variable itself is written. */
+static void scan_target(ReadScan *rs, Node *t)
+{
+	if (!t)
+		return;
+	if (t->kind == N_SYMBOL) {
+		mark(&rs->written, t->var);
+		return;
+	}
+	if (t->kind == N_INDEX && !(t->base && t->base->kind == N_HIST)) {
+		mark(&rs->written, t->var ? t->var : t->base ? t->base->var : NULL);
+		for (int i = 0; i < t->args.len; i++)
+			if (vec_get(&t->args, i))
+				scan_reads((Node **)&t->args.data[i], rs);
+		return;
+	}
+	scan_reads(&t, rs);
+}
+
+static void scan_reads(Node **slot, void *ctx)
+{
+	ReadScan *rs = ctx;
+	Node *n = *slot;
+	switch (n->kind) {
+	case N_ASSIGN:
+	case N_PREINC:
+	case N_POSTINC:
+		scan_target(rs, n->lhs);
+		if (n->rhs)
+			scan_reads(&n->rhs, rs);
+		return;
+	case N_DELETE:
+		scan_target(rs, n->lhs);
+		return;
+	case N_SYMBOL:
+	case N_INDEX:
+	case N_IN:
+	case N_FOREACH:
+		mark(&rs->read, n->var);
+		if (n->base)
+			mark(&rs->read, n->base->var);
+		break;
+	case N_EMBEDDED:
+	case N_EMBEDDED_EXPR: {
+		Vec *g = n->aux;
+		for (int i = 0; g && i < g->len; i++) {
+			Var *v = vec_get(g, i);
+			if (n->str && strstr(n->str, xsprintf("pragma:read:%s", v->name)))
+				mark(&rs->read, v);
+			else
+				mark(&rs->written, v);
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	walk_children(n, scan_reads, ctx);
+}
+
+static ReadScan read_scan;
+
+static void scan_program_reads(Program *prog)
+{
+	read_scan.read.len = read_scan.written.len = 0;
+	for (int i = 0; i < prog->funcs.len; i++) {
+		Func *f = vec_get(&prog->funcs, i);
+		if (f->body)
+			scan_reads(&f->body, &read_scan);
+	}
+	for (int i = 0; i < prog->probes.len; i++) {
+		Probe *p = vec_get(&prog->probes, i);
+		ProbePoint *pp = p->points.len ? vec_get(&p->points, 0) : NULL;
+		if (pp && pp->condition)
+			scan_reads(&pp->condition, &read_scan);
+		if (p->body)
+			scan_reads(&p->body, &read_scan);
+	}
+}
+
+static bool in_vec(Vec *v, void *p)
+{
+	for (int i = 0; i < v->len; i++)
+		if (vec_get(v, i) == p)
+			return true;
+	return false;
+}
+
 static bool displayed(Var *v)
 {
-	return v->written && !v->read && !v->from_tapset && !v->synthetic &&
-	       v->type != TY_UNKNOWN;
+	return in_vec(&read_scan.written, v) && !in_vec(&read_scan.read, v) &&
+	       !v->from_tapset && !v->synthetic && v->type != TY_UNKNOWN;
 }
 
 static void generate_display(Unit *u)
@@ -1381,6 +1501,7 @@ static void generate_all(Unit *u)
 			vec_push(&u->entries, eb);
 		}
 	}
+	scan_program_reads(u->prog);
 	for (int i = 0; i < u->prog->globals.len; i++) {
 		Var *v = vec_get(&u->prog->globals, i);
 		if (displayed(v))

@@ -695,7 +695,7 @@ static Val ex_binary(Body *b, Node *n)
 	Node *ops[2] = { n->lhs, n->rhs };
 	Val v[2];
 	ex_list(b, ops, 2, v);
-	return binary_op(b, n->op, v[0], v[1], n->loc);
+	return binary_op(b, n->op, v[0], v[1], n->op_loc.line ? n->op_loc : n->loc);
 }
 
 static Val ex_compare(Body *b, Node *n)
@@ -904,7 +904,7 @@ static Val assign_scalar(Body *b, Node *n, Var *v)
 	if (plain)
 		emit(e, "%s = %s;", ref, r.c);
 	else
-		compound_long(b, ref, op, r, n->loc);
+		compound_long(b, ref, op, r, n->op_loc.line ? n->op_loc : n->loc);
 	return val_c(ref, false);
 }
 
@@ -962,7 +962,7 @@ static Val assign_element(Body *b, Node *n)
 		return val_c(t, true);
 	}
 	emit(e, "%s = tap_map_get_long(%s, %s);", t, m, k);
-	compound_long(b, t, op, r, n->loc);
+	compound_long(b, t, op, r, n->op_loc.line ? n->op_loc : n->loc);
 	where(b, lhs->loc, xsprintf("identifier '%s'", v->name));
 	fail_if(b, xsprintf("tap_map_set_long(c, %s, %s, %s)", m, k, t));
 	return val_c(t, true);
@@ -1111,9 +1111,17 @@ static const char *cast_type(const char *s)
 	return xsprintf("struct %s", s);
 }
 
-/* "kernel<linux/sched.h><linux/fs.h>": include the headers it names. */
-static void cast_headers(Emitter *e, const char *module)
+/* "kernel<linux/sched.h><linux/fs.h>": include the headers it names.
+ * A module without "kernel" names a user-space program or header, whose
+ * types only its debug information knows. */
+static bool cast_headers(Emitter *e, Node *n, const char *module)
 {
+	if (module && strncmp(module, "kernel", 6) && strchr(module, '<')) {
+		emit_error_at(e, n->loc, _("@cast to a type of user-space header %s needs "
+					   "debug information, which is not supported yet"),
+			      strchr(module, '<'));
+		return false;
+	}
 	for (const char *p = module ? strchr(module, '<') : NULL; p; p = strchr(p, '<')) {
 		const char *end = strchr(p, '>');
 		if (!end)
@@ -1123,6 +1131,7 @@ static void cast_headers(Emitter *e, const char *module)
 			sb_puts(&e->decls, inc);
 		p = end;
 	}
+	return true;
 }
 
 typedef struct TypeScan {
@@ -1157,7 +1166,8 @@ static const char *path_type(const char *ptype, Vec *comps)
 		return NULL;
 	if (!comps->len)
 		return ptype;
-	return xsprintf("__typeof__(%s)", null_path(ptype, comps));
+	/* + 0: an array member's value is its address */
+	return xsprintf("__typeof__((%s) + 0)", null_path(ptype, comps));
 }
 
 typedef struct Stores {
@@ -1212,7 +1222,8 @@ static const char *c_type_of(TypeScan *ts, Node *n)
 		return NULL;
 	switch (n->kind) {
 	case N_CAST:
-		cast_headers(ts->b->e, n->module);
+		if (!cast_headers(ts->b->e, n, n->module))
+			return NULL;
 		return path_type(xsprintf("%s *", cast_type(n->str ? n->str : "void")),
 				 &n->comps);
 	case N_TARGET: {
@@ -1340,7 +1351,8 @@ static const char *path_base(Body *b, Node *n, const char **ptype)
 		return xsprintf("(unsigned long)(%s)", x);
 	}
 	if (n->kind == N_CAST) {
-		cast_headers(b->e, n->module);
+		if (!cast_headers(b->e, n, n->module))
+			return NULL;
 		*ptype = xsprintf("%s *", cast_type(n->str ? n->str : "void"));
 	} else {
 		TypeScan ts = { b, { 0 } };
@@ -1620,6 +1632,8 @@ void emit_embedded_stmt(Body *b, Node *n)
 	emit_open(b->e, "{");
 	emit_line_directive(b->e, n->loc);
 	emit_raw(b->e, n->str ? n->str : "");
+	if (n->kind == N_EMBEDDED_EXPR)
+		emit(b->e, ";");
 	emit_close(b->e, "}");
 }
 

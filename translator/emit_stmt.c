@@ -111,6 +111,9 @@ static void loop_body(Body *b, Node *body)
 static void st_while(Body *b, Node *n)
 {
 	Emitter *e = b->e;
+	/* where a MAXACTION error in the loop is reported, unless a statement
+	 * in it names a place of its own */
+	emit(e, "c->last_stmt = %s;", loc_text(n->loc, "keyword 'while'"));
 	emit_open(e, "for (;;) {");
 	loop_head(b, n->cond, n->body);
 	push_loop(b, NULL, NULL);
@@ -124,6 +127,7 @@ static void st_for(Body *b, Node *n)
 	Emitter *e = b->e;
 	if (n->init)
 		ex_void(b, n->init);
+	emit(e, "c->last_stmt = %s;", loc_text(n->loc, "keyword 'for'"));
 	emit_open(e, "for (;;) {");
 	loop_head(b, n->cond, n->body);
 	Label *cont = n->incr ? new_label(b, "next") : NULL;
@@ -391,7 +395,10 @@ void stmt(Body *b, Node *n)
 	case N_NULL_STMT:
 		break;
 	case N_EXPR_STMT:
-		if (n->lhs)
+		/* %{ code %} whose value nobody takes: C statements as they are */
+		if (n->lhs && n->lhs->kind == N_EMBEDDED_EXPR)
+			emit_embedded_stmt(b, n->lhs);
+		else if (n->lhs)
 			ex_void(b, n->lhs);
 		break;
 	case N_IF: {

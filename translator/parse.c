@@ -260,6 +260,7 @@ static Node *binary(Parser *P, NodeKind k, Token *op, Node *l, Node *r)
 	n->lhs = l;
 	n->rhs = r;
 	n->loc = l->loc;
+	n->op_loc = op->loc;
 	return n;
 }
 

@@ -1343,7 +1343,7 @@ static void check_target(Checker *ck, Node *n, bool written)
 		return;
 	else if (cv && (cv->scalar || !rp->needs_debuginfo))
 		error_at(n->loc, _("'$%s' is read-only in probe '%s'"), name, probe_text(sc));
-	else if (rp && rp->is_return)
+	else if (rp && rp->is_return && !is_ret)
 		error_at(n->loc, _("cannot write to context variable '$%s' in a "
 				   ".return probe"), name);
 	else if (!sess.guru)

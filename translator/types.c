@@ -685,7 +685,9 @@ static void unresolved(Var *v)
 void infer_types(void)
 {
 	reported.len = 0;
-	/* embedded-C functions: undeclared parameters are numbers */
+	/* embedded-C functions: undeclared parameters are numbers; an
+	 * undeclared return type comes from the calls, as for script
+	 * functions (void when none says, at the end) */
 	for (int i = 0; i < elab.scopes.len; i++) {
 		Scope *sc = vec_get(&elab.scopes, i);
 		Func *f = sc->func;
@@ -698,8 +700,6 @@ void infer_types(void)
 				p->type_loc = p->loc;
 			}
 		}
-		if (!f->declared_type)
-			f->type = TY_VOID;
 	}
 	Vec *pool = elab_global_pool();
 	for (int i = 0; i < pool->len; i++) {

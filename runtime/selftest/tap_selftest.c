@@ -18,6 +18,8 @@
  *   start_fail=1 tap_on_start() fails with -EINVAL
  *   bench_ms=N   instead of timers, one kernel thread per CPU prints
  *                64-byte records as fast as it can for N ms, then exit()
+ *   bench_threads=N  only on the first N CPUs
+ *   end_delay_ms=N   the end probe takes N ms more
  */
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
@@ -43,6 +45,10 @@ static bool start_fail;
 module_param(start_fail, bool, 0444);
 static unsigned int bench_ms;
 module_param(bench_ms, uint, 0444);
+static unsigned int bench_threads;
+module_param(bench_threads, uint, 0444);
+static unsigned int end_delay_ms;
+module_param(end_delay_ms, uint, 0444);
 
 static DEFINE_PER_CPU(struct hrtimer, st_timer);
 static DEFINE_PER_CPU(unsigned long, st_cpu_ticks);
@@ -90,12 +96,15 @@ static void st_flood(int cpu)
 static enum hrtimer_restart st_tick(struct hrtimer *t)
 {
 	int cpu = smp_processor_id();
-	unsigned long n = ++per_cpu(st_cpu_ticks, cpu);
-	unsigned long flags;
+	unsigned long flags, n;
 	int total;
 
+	/* Timers start inside tap_on_start(), before RUNNING. */
+	if (tap_session_state() == TAP_STATE_STARTING)
+		goto again;
 	if (tap_session_state() != TAP_STATE_RUNNING)
 		return HRTIMER_NORESTART;
+	n = ++per_cpu(st_cpu_ticks, cpu);
 	if (flood) {
 		st_flood(cpu);
 	} else if (ordered) {
@@ -116,6 +125,7 @@ static enum hrtimer_restart st_tick(struct hrtimer *t)
 		tap_exit();
 		return HRTIMER_NORESTART;
 	}
+again:
 	hrtimer_forward_now(t, ms_to_ktime(period_ms));
 	return HRTIMER_RESTART;
 }
@@ -164,11 +174,17 @@ static int st_bench_thread(void *arg)
 
 static int st_start_bench(void)
 {
+	unsigned int n = num_online_cpus();
 	int cpu;
 
-	atomic_set(&st_bench_running, num_online_cpus());
+	if (bench_threads && bench_threads < n)
+		n = bench_threads;
+	atomic_set(&st_bench_running, n);
 	for_each_online_cpu(cpu) {
 		struct task_struct *t;
+
+		if (n-- == 0)
+			break;
 
 		t = kthread_create_on_cpu(st_bench_thread, NULL, cpu,
 					  "tap_bench/%u");
@@ -227,6 +243,8 @@ void tap_on_stop(void)
 		st_timers_on = false;
 	}
 	st_stop_bench();
+	if (end_delay_ms)
+		msleep(end_delay_ms);
 	preempt_disable();
 	st_printf("end printed %lld\n", (long long)atomic64_read(&st_printed));
 	tap_commit();

@@ -562,6 +562,9 @@ static void load_events(void)
 static void add_vars(ResolvedPoint *rp, TraceEvent *e)
 {
 	rp->data = e;
+	/* $$system and $$name: the parts of the tracepoint's name */
+	rp_var(rp, "$system", TY_STRING, NULL)->scalar = true;
+	rp_var(rp, "$name", TY_STRING, NULL)->scalar = true;
 	if (!e->have_args) {
 		rp->needs_debuginfo = true;
 		return;
