@@ -294,28 +294,6 @@ static void find_funcs(const char *name, int arity, SrcFile *from, Vec *out, boo
 	}
 }
 
-static int edit_distance(const char *a, const char *b)
-{
-	int la = strlen(a), lb = strlen(b);
-	if (la > 60 || lb > 60)
-		return 99;
-	int d[61][61];
-	for (int i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (int j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (int i = 1; i <= la; i++)
-		for (int j = 1; j <= lb; j++) {
-			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < c)
-				c = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < c)
-				c = d[i][j - 1] + 1;
-			d[i][j] = c;
-		}
-	return d[la][lb];
-}
-
 /* Up to five near names from `names`, as ", a, b" text (or ""). */
 static const char *similar_names(const char *name, Vec *names)
 {

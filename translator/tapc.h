@@ -81,6 +81,11 @@ typedef struct Loc {
 
 SrcFile *srcfile_new(const char *name, const char *text, size_t len);
 SrcFile *srcfile_read(const char *path, const char *shown_name);  /* NULL + errno */
+/* A whole file ("-" is stdin) into the arena, NUL-terminated; NULL with
+ * errno set.  len may be NULL. */
+char *read_whole_file(const char *path, size_t *len);
+/* Levenshtein distance, for "did you mean" suggestions. */
+int edit_distance(const char *a, const char *b);
 extern const Loc NOLOC;
 
 /* ---- diagnostics ----

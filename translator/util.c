@@ -231,9 +231,9 @@ SrcFile *srcfile_new(const char *name, const char *text, size_t len)
 	return f;
 }
 
-SrcFile *srcfile_read(const char *path, const char *shown_name)
+char *read_whole_file(const char *path, size_t *len)
 {
-	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
 	if (!fp)
 		return NULL;
 	StrBuf sb = { 0 };
@@ -249,9 +249,47 @@ SrcFile *srcfile_read(const char *path, const char *shown_name)
 		errno = err;
 		return NULL;
 	}
-	SrcFile *f = srcfile_new(shown_name ? shown_name : path, sb_cstr(&sb), sb.len);
+	char *r = xstrndup(sb_cstr(&sb), sb.len);
+	if (len)
+		*len = sb.len;
 	sb_free(&sb);
+	return r;
+}
+
+SrcFile *srcfile_read(const char *path, const char *shown_name)
+{
+	size_t len;
+	char *text = read_whole_file(path, &len);
+	if (!text)
+		return NULL;
+	SrcFile *f = NEW(SrcFile);
+	f->name = intern(shown_name ? shown_name : path);
+	f->text = text;
+	f->len = len;
 	return f;
+}
+
+int edit_distance(const char *a, const char *b)
+{
+	enum { MAXLEN = 64 };
+	int la = strlen(a), lb = strlen(b);
+	if (la > MAXLEN || lb > MAXLEN)
+		return MAXLEN * 2;
+	int d[MAXLEN + 1][MAXLEN + 1];
+	for (int i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (int j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (int i = 1; i <= la; i++)
+		for (int j = 1; j <= lb; j++) {
+			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
 }
 
 /* ---- versions ---- */

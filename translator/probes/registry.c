@@ -678,28 +678,6 @@ static bool point_has_wild_names(ProbePoint *pp)
 
 /* ---- diagnosing a point that fits no shape ---- */
 
-static int edit_distance(const char *a, const char *b)
-{
-	int la = strlen(a), lb = strlen(b);
-	if (la > 40 || lb > 40)
-		return 99;
-	int d[41][41];
-	for (int i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (int j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (int i = 1; i <= la; i++)
-		for (int j = 1; j <= lb; j++) {
-			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			d[i][j] = best;
-		}
-	return d[la][lb];
-}
-
 static const char *arg_kinds_text(unsigned kinds)
 {
 	switch (kinds & ((1 << ARG_NUM) | (1 << ARG_STR))) {

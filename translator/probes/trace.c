@@ -41,22 +41,6 @@ static TraceEvent *find_event(const char *sys, const char *name)
 
 /* ---- reading headers ---- */
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	StrBuf sb = { 0 };
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		sb_putn(&sb, buf, n);
-	fclose(f);
-	char *r = xstrdup(sb_cstr(&sb));
-	sb_free(&sb);
-	return r;
-}
-
 /* Blank out comments and join backslash-continued lines, in place. */
 static void clean_source(char *s)
 {
@@ -402,7 +386,7 @@ static void directive(const char *line, IfState *stack, int *depth,
 
 static void scan_header(const char *path)
 {
-	char *text = read_file(path);
+	char *text = read_whole_file(path, NULL);
 	if (!text)
 		return;
 	clean_source(text);
