@@ -34,6 +34,11 @@
 #define UNLOAD_WAIT_MS	5000
 #define READ_BUDGET	(8u << 20)	/* per stream and round */
 #define READ_MIN	(64u << 10)
+/* After a small read, let output gather this long before polling again:
+ * each poll that sleeps makes the next record wake us (an irq_work, an
+ * IPI), and waking per handful of records costs more than the records. */
+#define BATCH_MS	10
+#define BATCH_BYTES	(1u << 20)
 
 struct session {
 	char name[64];			/* the kernel's module name */
@@ -703,9 +708,11 @@ static void close_traces(struct session *s)
 	}
 }
 
-/* Read what each trace file has (up to a budget).  Sets *got if any. */
-static void read_traces(struct session *s, bool *got)
+/* Read what each trace file has (up to a budget).  Sets *got if any;
+ * returns the bytes read. */
+static size_t read_traces(struct session *s, bool *got)
 {
+	size_t all = 0;
 	int i;
 
 	for (i = 0; i < s->merge.nr; i++) {
@@ -740,7 +747,9 @@ static void read_traces(struct session *s, bool *got)
 			total += n;
 			*got = true;
 		}
+		all += total;
 	}
+	return all;
 }
 
 static void merge_output(struct session *s, bool final)
@@ -852,7 +861,13 @@ static void run_loop(struct session *s, const sigset_t *orig)
 			deadline = now_s() + opt.timeout;
 		if (deadline > 0 && now_s() >= deadline)
 			request_stop(s, _("time limit"));
-		read_traces(s, &got);
+		if (read_traces(s, &got) < BATCH_BYTES && got) {
+			const struct timespec batch = { 0, BATCH_MS * 1000000L };
+
+			merge_output(s, false);
+			nanosleep(&batch, NULL);
+			continue;
+		}
 		merge_output(s, false);
 	}
 	free(pfd);

@@ -355,14 +355,37 @@ static const char *const operators[] = {
 
 static void lex_operator(Lexer *lx)
 {
-	Loc loc = here(lx);
-	for (int i = 0; operators[i]; i++) {
-		if (starts(lx, operators[i])) {
-			Token *t = push(lx, TK_OP, loc);
-			t->text = intern(operators[i]);
-			advance(lx, strlen(operators[i]));
-			return;
+	/* Operators grouped by first character (longest first within each
+	 * group), with lengths and interned texts worked out once: this runs
+	 * for every punctuation token of every tapset parsed. */
+	enum { NOPS = sizeof operators / sizeof operators[0], PER_CHAR = 12 };
+	static unsigned char len[NOPS];
+	static const char *text[NOPS];
+	static signed char by_first[256][PER_CHAR];
+	if (!text[0]) {
+		memset(by_first, -1, sizeof by_first);
+		for (int i = 0; operators[i]; i++) {
+			len[i] = strlen(operators[i]);
+			text[i] = intern(operators[i]);
+			signed char *slot = by_first[(unsigned char)operators[i][0]];
+			int k = 0;
+			while (slot[k] >= 0)
+				k++;
+			ASSERT(k < PER_CHAR - 1);
+			slot[k] = i;
 		}
+	}
+	Loc loc = here(lx);
+	size_t left = lx->end - lx->p;
+	const signed char *slot = by_first[(unsigned char)*lx->p];
+	for (int k = 0; slot[k] >= 0; k++) {
+		int i = slot[k];
+		if (left < len[i] || memcmp(lx->p, operators[i], len[i]) != 0)
+			continue;
+		Token *t = push(lx, TK_OP, loc);
+		t->text = text[i];
+		advance(lx, len[i]);
+		return;
 	}
 	unsigned char c = *lx->p;
 	if (c >= 0x20 && c < 0x7f)

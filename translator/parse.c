@@ -52,14 +52,16 @@ static Token *next(Parser *P)
 	return t;
 }
 
+/* The first-character test keeps strcmp off the hot path: the
+ * expression ladder asks about a dozen operators per token. */
 static bool is_op(Token *t, const char *op)
 {
-	return t->kind == TK_OP && strcmp(t->text, op) == 0;
+	return t->kind == TK_OP && t->text[0] == op[0] && strcmp(t->text, op) == 0;
 }
 
 static bool is_word(Token *t, const char *w)
 {
-	return t->kind == TK_IDENT && strcmp(t->text, w) == 0;
+	return t->kind == TK_IDENT && t->text[0] == w[0] && strcmp(t->text, w) == 0;
 }
 
 static bool peek_op(Parser *P, const char *op)
@@ -81,14 +83,25 @@ static const char *const keywords[] = {
 	"delete", "try", "catch", NULL,
 };
 
-static bool is_keyword(Token *t)
+/* True when interned text `s` is one of `list`; the interned copies are
+ * made once per list, so each test is pointer compares. */
+static bool in_interned_list(const char *s, const char *const *list,
+			     const char **cache, int cache_len)
 {
-	if (t->kind != TK_IDENT)
-		return false;
-	for (int i = 0; keywords[i]; i++)
-		if (!strcmp(t->text, keywords[i]))
+	if (!cache[0])
+		for (int i = 0; list[i] && i < cache_len; i++)
+			cache[i] = intern(list[i]);
+	for (int i = 0; i < cache_len && cache[i]; i++)
+		if (s == cache[i])
 			return true;
 	return false;
+}
+
+static bool is_keyword(Token *t)
+{
+	static const char *cache[sizeof keywords / sizeof keywords[0]];
+	return t->kind == TK_IDENT &&
+	       in_interned_list(t->text, keywords, cache, sizeof cache / sizeof cache[0]);
 }
 
 /* A plain name: an identifier that is not a keyword, $target or @op. */
@@ -268,12 +281,9 @@ static bool is_assign_op(Token *t)
 {
 	static const char *const ops[] = { "=", "<<<", "+=", "-=", "*=", "/=",
 		"%=", "<<=", ">>=", ">>>=", "&=", "^=", "|=", ".=", NULL };
-	if (t->kind != TK_OP)
-		return false;
-	for (int i = 0; ops[i]; i++)
-		if (!strcmp(t->text, ops[i]))
-			return true;
-	return false;
+	static const char *cache[sizeof ops / sizeof ops[0]];
+	return t->kind == TK_OP &&
+	       in_interned_list(t->text, ops, cache, sizeof cache / sizeof cache[0]);
 }
 
 /* expr = ternary [assign-op expr] */
