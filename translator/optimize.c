@@ -196,6 +196,10 @@ static void fx_node(Node **slot, void *ctx)
 			fx->found = true;
 		break;
 	case N_PRINT:
+		/* sprintf and friends only build a string; printing is output. */
+		if (n->name[0] != 's')
+			fx->found = true;
+		break;
 	case N_WHILE:
 	case N_FOR:
 	case N_BREAK:

@@ -20,6 +20,7 @@
  *                64-byte records as fast as it can for N ms, then exit()
  *   bench_threads=N  only on the first N CPUs
  *   end_delay_ms=N   the end probe takes N ms more
+ *   microbench=N     begin times N prints of 64 bytes (warning: ns each)
  */
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
@@ -49,6 +50,8 @@ static unsigned int bench_threads;
 module_param(bench_threads, uint, 0444);
 static unsigned int end_delay_ms;
 module_param(end_delay_ms, uint, 0444);
+static unsigned int microbench;
+module_param(microbench, uint, 0444);
 
 static DEFINE_PER_CPU(struct hrtimer, st_timer);
 static DEFINE_PER_CPU(unsigned long, st_cpu_ticks);
@@ -215,6 +218,29 @@ static void st_stop_bench(void)
 	}
 }
 
+/* The producer's cost alone: N records in a row, nobody competing. */
+static void st_microbench(void)
+{
+	unsigned int i;
+	u64 t0, ns;
+
+	preempt_disable();
+	t0 = ktime_get_ns();
+	for (i = 0; i < microbench; i++) {
+		char *p = tap_reserve(64);
+
+		if (p) {
+			memset(p, 'm', 63);
+			p[63] = '\n';
+			tap_commit();
+		}
+	}
+	ns = ktime_get_ns() - t0;
+	preempt_enable();
+	tap_warn("microbench: %u prints, %llu ns each", microbench,
+		 ns / microbench);
+}
+
 int tap_on_start(void)
 {
 	if (start_fail) {
@@ -232,6 +258,8 @@ int tap_on_start(void)
 		tap_count_error();
 		tap_system("echo system ran");
 	}
+	if (microbench)
+		st_microbench();
 	if (bench_ms)
 		return st_start_bench();
 	st_timers_on = true;
