@@ -51,29 +51,6 @@ bool namelist_has(const NameList *l, const char *name)
 	return l && bsearch(&name, l->names, l->len, sizeof(char *), cmp_name);
 }
 
-/* Read a whole file into the arena (NUL-terminated), or NULL. */
-static char *slurp(const char *path, size_t *len_out)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	size_t cap = 1 << 20, len = 0;
-	char *buf = xrealloc_heap(NULL, cap);
-	size_t got;
-	while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-		len += got;
-		if (cap - len < 4096) {
-			cap *= 2;
-			buf = xrealloc_heap(buf, cap);
-		}
-	}
-	fclose(f);
-	buf[len] = 0;
-	if (len_out)
-		*len_out = len;
-	return buf;
-}
-
 static bool is_text_type(char t)
 {
 	return t == 'T' || t == 't' || t == 'W' || t == 'w';
@@ -119,7 +96,7 @@ static char *real_system_map(const char *path)
 	struct stat st;
 	if (stat(path, &st) != 0 || st.st_size < 4096)
 		return NULL;
-	return slurp(path, NULL);
+	return read_whole_file(path, NULL);
 }
 
 const NameList *kernel_function_symbols(void)
@@ -132,7 +109,7 @@ const NameList *kernel_function_symbols(void)
 	char *text = NULL;
 	const char *rel = target_release();
 	if (target_is_running_kernel()) {
-		text = slurp("/proc/kallsyms", NULL);
+		text = read_whole_file("/proc/kallsyms", NULL);
 		list.source = "/proc/kallsyms";
 	}
 	const char *maps[] = {
@@ -165,7 +142,7 @@ const NameList *module_function_symbols(const char *module)
 			return cache_lists.data[i];
 	NameList *l = NULL;
 	if (target_is_running_kernel()) {
-		char *text = slurp("/proc/kallsyms", NULL);
+		char *text = read_whole_file("/proc/kallsyms", NULL);
 		Vec names = { 0 };
 		if (text)
 			parse_symbol_lines(text, m, &names);
@@ -210,7 +187,7 @@ const NameList *kernel_module_names(void)
 	tried = true;
 	Vec names = { 0 };
 	const char *rel = target_release();
-	char *dep = slurp(xsprintf("/lib/modules/%s/modules.dep", rel), NULL);
+	char *dep = read_whole_file(xsprintf("/lib/modules/%s/modules.dep", rel), NULL);
 	if (dep) {
 		known = true;
 		list.source = "modules.dep";
@@ -223,7 +200,7 @@ const NameList *kernel_module_names(void)
 		}
 	}
 	if (target_is_running_kernel()) {
-		char *mods = slurp("/proc/modules", NULL);
+		char *mods = read_whole_file("/proc/modules", NULL);
 		if (mods) {
 			list.source = "/proc/modules";
 			for (char *line = mods; line && *line;) {
