@@ -62,6 +62,7 @@ static void tap_waiter_arm(struct tap_waiter *w)
 /* Any context but NMI: wake a waiting reader, later. */
 static void tap_waiter_kick(struct tap_waiter *w)
 {
+	smp_mb();
 	if (READ_ONCE(w->waiting)) {
 		WRITE_ONCE(w->waiting, 0);
 		irq_work_queue(&w->work);

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -158,38 +157,6 @@ static bool hash_file(Sha256 *s, const char *path)
 	return true;
 }
 
-static bool write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= n;
-	}
-	return true;
-}
-
-/* Write DATA to PATH through a temporary file in the same folder and a
- * rename, so a reader never sees half a file. */
-static bool write_file_atomic(const char *path, const char *data, size_t len)
-{
-	char *tmp = xsprintf("%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return false;
-	bool ok = write_all(fd, data, len) && fchmod(fd, 0644) == 0;
-	ok = close(fd) == 0 && ok;
-	if (ok && rename(tmp, path) == 0)
-		return true;
-	int e = errno;
-	unlink(tmp);
-	errno = e;
-	return false;
-}
-
 static bool write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -204,20 +171,6 @@ static bool copy_file(const char *from, const char *to)
 	size_t len;
 	char *data = read_whole_file(from, &len);
 	return data && write_file_atomic(to, data, len);
-}
-
-static bool mkdir_p(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		if (mkdir(p, 0755) != 0 && errno != EEXIST)
-			return false;
-		*s = '/';
-	}
-	return mkdir(p, 0755) == 0 || errno == EEXIST;
 }
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -374,22 +327,7 @@ void build_cache_disable(void)
 
 const char *build_cache_dir(void)
 {
-	static const char *dir;
-	if (cache_off)
-		return NULL;
-	if (dir)
-		return dir;
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	if (xdg && xdg[0] == '/')
-		return dir = xsprintf("%s/tapc", xdg);
-	const char *home = getenv("HOME");
-	if (!home || home[0] != '/') {
-		struct passwd *pw = getpwuid(getuid());
-		home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
-	}
-	if (!home)
-		return NULL;
-	return dir = xsprintf("%s/.cache/tapc", home);
+	return cache_off ? NULL : user_cache_dir();
 }
 
 /* DIR/SUB, made if missing; NULL (and a -v note) when it cannot be. */
@@ -399,7 +337,7 @@ static const char *cache_subdir(const char *sub)
 	if (!base)
 		return NULL;
 	const char *d = xsprintf("%s/%s", base, sub);
-	if (!mkdir_p(d)) {
+	if (!make_dirs(d)) {
 		verbose(1, _("Pass 4: cache folder %s is not usable (%s); not caching\n"),
 			d, strerror(errno));
 		return NULL;
@@ -929,10 +867,7 @@ static bool prepare_build_dir(const char *dir, const char *c_text, size_t len,
 			      const char *module_name, const char *features)
 {
 	const char *c_path = xsprintf("%s/%s.c", dir, module_name);
-	int fd = open(c_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	bool ok = fd >= 0 && write_all(fd, c_text, len);
-	if (fd >= 0)
-		ok = close(fd) == 0 && ok;
+	bool ok = write_file_atomic(c_path, c_text, len);
 	ok = ok && write_file(xsprintf("%s/Kbuild", dir), kbuild_text(dir, module_name));
 	ok = ok && copy_file(features, xsprintf("%s/tap_features.h", dir));
 	ok = ok && symlink(runtime_source_dir(), xsprintf("%s/runtime", dir)) == 0;

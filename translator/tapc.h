@@ -86,6 +86,14 @@ SrcFile *srcfile_read(const char *path, const char *shown_name);  /* NULL + errn
 char *read_whole_file(const char *path, size_t *len);
 /* Levenshtein distance, for "did you mean" suggestions. */
 int edit_distance(const char *a, const char *b);
+/* Write through a temporary file and a rename, so a reader never sees
+ * half a file.  false with errno set. */
+bool write_file_atomic(const char *path, const char *data, size_t len);
+/* mkdir -p; false with errno set. */
+bool make_dirs(const char *path);
+/* $XDG_CACHE_HOME/tapc or ~/.cache/tapc (not created), NULL without a
+ * home folder. */
+const char *user_cache_dir(void);
 extern const Loc NOLOC;
 
 /* ---- diagnostics ----

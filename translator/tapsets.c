@@ -308,14 +308,8 @@ static const char *cache_path(void)
 			h = (h ^ (unsigned char)*p) * 1099511628211ull;
 		h = (h ^ '\n') * 1099511628211ull;
 	}
-	const char *base = getenv("XDG_CACHE_HOME");
-	const char *home = getenv("HOME");
-	const char *dir;
-	if (base && *base == '/')
-		dir = xsprintf("%s/tapc", base);
-	else if (home && *home)
-		dir = xsprintf("%s/.cache/tapc", home);
-	else
+	const char *dir = user_cache_dir();
+	if (!dir)
 		return NULL;
 	return xsprintf("%s/tapset-index-%016llx", dir, (unsigned long long)h);
 }
@@ -369,24 +363,12 @@ static void read_cache(const char *path)
 	fclose(f);
 }
 
-static void mkdirs(const char *path)
-{
-	char *p = xstrdup(path);
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = 0;
-		mkdir(p, 0755);
-		*s = '/';
-	}
-}
-
 /* Best effort: a cache we cannot write only costs time. */
 static void write_cache(const char *path)
 {
 	if (!path)
 		return;
-	mkdirs(path);
+	make_dirs(xstrndup(path, strrchr(path, '/') - path));
 	const char *tmp = xsprintf("%s.%ld.tmp", path, (long)getpid());
 	FILE *f = fopen(tmp, "w");
 	if (!f)

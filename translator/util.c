@@ -2,6 +2,9 @@
 #include "tapc.h"
 
 #include <errno.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -311,4 +314,68 @@ int version_cmp(const char *a, const char *b)
 			b++;
 	}
 	return 0;
+}
+
+/* ---- files and the cache folder ---- */
+
+static bool write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+bool write_file_atomic(const char *path, const char *data, size_t len)
+{
+	char *tmp = xsprintf("%s.tmpXXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return false;
+	bool ok = write_all(fd, data, len) && fchmod(fd, 0644) == 0;
+	ok = close(fd) == 0 && ok;
+	if (ok && rename(tmp, path) == 0)
+		return true;
+	int e = errno;
+	unlink(tmp);
+	errno = e;
+	return false;
+}
+
+bool make_dirs(const char *path)
+{
+	char *p = xstrdup(path);
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = 0;
+		if (mkdir(p, 0755) != 0 && errno != EEXIST)
+			return false;
+		*s = '/';
+	}
+	return mkdir(p, 0755) == 0 || errno == EEXIST;
+}
+
+const char *user_cache_dir(void)
+{
+	static const char *dir;
+	static bool done;
+	if (done)
+		return dir;
+	done = true;
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	if (xdg && xdg[0] == '/')
+		return dir = xsprintf("%s/tapc", xdg);
+	const char *home = getenv("HOME");
+	if (!home || home[0] != '/') {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
+	}
+	return dir = home ? xsprintf("%s/.cache/tapc", home) : NULL;
 }

@@ -17,7 +17,8 @@
  *   warn=1       begin sends a warning twice, an error and a system()
  *   start_fail=1 tap_on_start() fails with -EINVAL
  *   bench_ms=N   instead of timers, one kernel thread per CPU prints
- *                64-byte records as fast as it can for N ms, then exit()
+ *                64-byte records "CPU COUNT   ...\n" as fast as it can
+ *                for N ms, then exit()
  *   bench_threads=N  only on the first N CPUs
  *   end_delay_ms=N   the end probe takes N ms more
  *   microbench=N     begin times N prints of 64 bytes (warning: ns each)
@@ -152,8 +153,9 @@ static int st_bench_thread(void *arg)
 	unsigned long i = 0;
 
 	while (time_before(jiffies, end) && !kthread_should_stop()) {
-		char num[24];
-		int n = scnprintf(num, sizeof(num), "%lu", i++);
+		char num[32];
+		int n = scnprintf(num, sizeof(num), "%d %lu",
+				  raw_smp_processor_id(), i++);
 		char *p;
 
 		preempt_disable();

@@ -36,7 +36,10 @@ static int cmp_name(const void *a, const void *b)
 /* Sort and drop duplicates. */
 void namelist_finish(NameList *l, Vec *names)
 {
-	if (names->len > 1)
+	bool sorted = true;
+	for (int i = 1; i < names->len && sorted; i++)
+		sorted = strcmp(names->data[i - 1], names->data[i]) <= 0;
+	if (!sorted)
 		qsort(names->data, names->len, sizeof(char *), cmp_name);
 	int n = 0;
 	for (int i = 0; i < names->len; i++)
@@ -99,6 +102,70 @@ static char *real_system_map(const char *path)
 	return read_whole_file(path, NULL);
 }
 
+/* Compare "TYPE NAME..." lines by NAME. */
+static int cmp_symbol_line(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a + 2, *y = *(const char *const *)b + 2;
+	size_t nx = strcspn(x, "\t "), ny = strcspn(y, "\t ");
+	int c = strncmp(x, y, nx < ny ? nx : ny);
+	return c ? c : (nx > ny) - (nx < ny);
+}
+
+/* parse_symbol_lines() cuts its text up, so each reader gets a copy. */
+static char *xstrdup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* The running kernel's text symbols.  Producing /proc/kallsyms costs the
+ * kernel ~80 ms each time, so its text-symbol lines (in the same format,
+ * address zeroed) are kept per boot in the cache folder. */
+static char *running_kernel_text_symbols(void)
+{
+	static char *text;
+	static bool tried;
+	if (tried)
+		return text;
+	tried = true;
+	char *boot_id = read_whole_file("/proc/sys/kernel/random/boot_id", NULL);
+	const char *dir = user_cache_dir();
+	const char *cached = NULL;
+	if (boot_id && dir) {
+		boot_id[strcspn(boot_id, "\n")] = 0;
+		cached = xsprintf("%s/kallsyms-%s", dir, boot_id);
+		if ((text = read_whole_file(cached, NULL)))
+			return text;
+	}
+	char *all = read_whole_file("/proc/kallsyms", NULL);
+	if (!all)
+		return NULL;
+	/* Keep "0 TYPE NAME[\t[MOD]]" lines sorted by name, so the lists
+	 * built from them need no sorting on later runs. */
+	Vec lines = { 0 };
+	for (char *line = all; *line;) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		char *sp = strchr(line, ' ');
+		if (sp && sp[1] && is_text_type(sp[1]) && sp[2] == ' ')
+			vec_push(&lines, sp + 1);
+		line = nl ? nl + 1 : line + strlen(line);
+	}
+	if (lines.len > 1)
+		qsort(lines.data, lines.len, sizeof(char *), cmp_symbol_line);
+	StrBuf sb = { 0 };
+	for (int i = 0; i < lines.len; i++) {
+		sb_puts(&sb, "0 ");
+		sb_puts(&sb, vec_get(&lines, i));
+		sb_putc(&sb, '\n');
+	}
+	text = xstrndup(sb_cstr(&sb), sb.len);
+	if (cached && make_dirs(dir))
+		write_file_atomic(cached, text, sb.len);
+	sb_free(&sb);
+	return text;
+}
+
 const NameList *kernel_function_symbols(void)
 {
 	static NameList list;
@@ -109,7 +176,7 @@ const NameList *kernel_function_symbols(void)
 	char *text = NULL;
 	const char *rel = target_release();
 	if (target_is_running_kernel()) {
-		text = read_whole_file("/proc/kallsyms", NULL);
+		text = xstrdup_or_null(running_kernel_text_symbols());
 		list.source = "/proc/kallsyms";
 	}
 	const char *maps[] = {
@@ -142,7 +209,7 @@ const NameList *module_function_symbols(const char *module)
 			return cache_lists.data[i];
 	NameList *l = NULL;
 	if (target_is_running_kernel()) {
-		char *text = read_whole_file("/proc/kallsyms", NULL);
+		char *text = xstrdup_or_null(running_kernel_text_symbols());
 		Vec names = { 0 };
 		if (text)
 			parse_symbol_lines(text, m, &names);
