@@ -27,7 +27,9 @@
  * Print buffers.  A probe's output gathers in a per-CPU buffer, one per
  * interrupt level (task, softirq, hardirq), so a probe in an interrupt
  * cannot scribble over the buffer of the probe it interrupted.  The
- * buffer becomes one record at tap_commit().
+ * buffer becomes one record at tap_commit().  Begin and end probes (run
+ * by the session worker) are the exception to "full means dropped": their
+ * output waits in memory until taprun has made room (tap_worker_emit()).
  *
  * Control.  Messages from probes (errors, warnings, system()) go into a
  * small per-CPU ring each, which ctl's read() drains; START and STOP run
@@ -36,6 +38,7 @@
  */
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -73,6 +76,8 @@ MODULE_PARM_DESC(_tap_transport,
 #define TAP_CTL_RING_SIZE	(16 * 1024)
 #define TAP_NR_LEVELS		3	/* task, softirq, hardirq */
 #define TAP_REC_MAX		(sizeof(struct tap_rec_hdr) + TAP_PRINT_BUFSIZE)
+#define TAP_OVERFLOW_MAX	(32UL * 1024 * 1024) /* begin/end output held back */
+#define TAP_OVERFLOW_STALL_MS	10000
 
 /* Values START delivers (TAPSET-API.md, "Runtime globals"). */
 pid_t tap_target_pid;
@@ -96,6 +101,13 @@ struct tap_cpu {
 	struct tap_ring trace;		/* ring mode only */
 	struct tap_waiter trace_waiter;
 	struct tap_ring ctl;		/* messages from probes */
+};
+
+/* A record of a begin or end probe waiting for room. */
+struct tap_overflow_rec {
+	struct list_head list;
+	size_t total;
+	char rec[] __aligned(8);
 };
 
 /* Per-CPU counters, summed into DONE. */
@@ -141,6 +153,13 @@ static struct tap_transport {
 	struct tap_msg_done done;
 	struct workqueue_struct *wq;
 	struct work_struct start_work, stop_work;
+	bool reader_gone;		/* ctl is being released */
+
+	/* begin/end output waiting for room (session worker only) */
+	struct task_struct *worker;	/* runs the hooks, or NULL */
+	struct list_head overflow;
+	size_t overflow_bytes;
+	bool overflowing;
 } tap_tp;
 
 static inline struct tap_cpu *tap_this_cpu(void)
@@ -231,14 +250,13 @@ static bool tap_ring_put_rec(struct tap_ring *r, struct tap_rec_hdr *h,
 	return true;
 }
 
-static void tap_emit(struct tap_print_buf *pb)
+/* Write one record to this CPU's trace buffer; false if it does not fit
+ * (the caller counts the drop). */
+static bool tap_emit_now(struct tap_rec_hdr *h, size_t total)
 {
-	struct tap_rec_hdr *h = (struct tap_rec_hdr *)pb->rec;
-	size_t total = sizeof(*h) + pb->used;
 	unsigned long flags;
 	bool ok;
 
-	h->len = pb->used;
 	local_irq_save(flags);
 	if (tap_tp.relay)
 		ok = tap_relay_put(h, total);
@@ -246,12 +264,91 @@ static void tap_emit(struct tap_print_buf *pb)
 		ok = tap_ring_put_rec(&tap_this_cpu()->trace, h, total);
 	if (ok) {
 		this_cpu_inc(tap_tp.counters->records);
-		this_cpu_add(tap_tp.counters->bytes, pb->used);
-	} else {
-		this_cpu_inc(tap_tp.counters->records_dropped);
+		this_cpu_add(tap_tp.counters->bytes, h->len);
 	}
 	local_irq_restore(flags);
+	return ok;
+}
+
+static bool tap_in_worker(void)
+{
+	return in_task() && current == READ_ONCE(tap_tp.worker);
+}
+
+/* Begin and end probes run in the session worker.  Their output is not
+ * dropped because the buffer is full of earlier output (an end probe's
+ * report is often the point of the script): what does not fit waits in
+ * memory, up to TAP_OVERFLOW_MAX, and the worker writes it when taprun
+ * has read enough (tap_flush_overflow()).  Once one record waits, the
+ * next ones queue behind it, so the order holds.  True if taken. */
+static bool tap_worker_emit(struct tap_rec_hdr *h, size_t total)
+{
+	struct tap_overflow_rec *o;
+
+	if (!tap_tp.overflowing) {
+		if (tap_emit_now(h, total))
+			return true;
+		tap_tp.overflowing = true;
+	}
+	if (tap_tp.overflow_bytes + total > TAP_OVERFLOW_MAX)
+		return false;
+	o = kmalloc(sizeof(*o) + total, GFP_ATOMIC | __GFP_NOWARN);
+	if (!o)
+		return false;
+	o->total = total;
+	memcpy(o->rec, h, total);
+	list_add_tail(&o->list, &tap_tp.overflow);
+	tap_tp.overflow_bytes += total;
+	return true;
+}
+
+static void tap_emit(struct tap_print_buf *pb)
+{
+	struct tap_rec_hdr *h = (struct tap_rec_hdr *)pb->rec;
+	size_t total = sizeof(*h) + pb->used;
+	bool ok;
+
+	h->len = pb->used;
+	if (unlikely(tap_in_worker()))
+		ok = tap_worker_emit(h, total);
+	else
+		ok = tap_emit_now(h, total);
+	if (!ok)
+		this_cpu_inc(tap_tp.counters->records_dropped);
 	pb->used = 0;
+}
+
+static bool tap_reader_gone(void)
+{
+	return !atomic_read(&tap_tp.ctl_open) || READ_ONCE(tap_tp.reader_gone);
+}
+
+/* The worker, after the hooks: write the waiting records as room comes.
+ * Gives up (counting drops) when taprun is gone or reads nothing for
+ * TAP_OVERFLOW_STALL_MS. */
+static void tap_flush_overflow(void)
+{
+	struct tap_overflow_rec *o, *tmp;
+	unsigned int stalled = 0;
+
+	list_for_each_entry_safe(o, tmp, &tap_tp.overflow, list) {
+		struct tap_rec_hdr *h = (struct tap_rec_hdr *)o->rec;
+
+		while (!tap_emit_now(h, o->total)) {
+			if (tap_reader_gone() || stalled >= TAP_OVERFLOW_STALL_MS) {
+				this_cpu_inc(tap_tp.counters->records_dropped);
+				break;
+			}
+			msleep(5);
+			stalled += 5;
+		}
+		if (stalled < TAP_OVERFLOW_STALL_MS)
+			stalled = 0;
+		list_del(&o->list);
+		kfree(o);
+	}
+	tap_tp.overflow_bytes = 0;
+	tap_tp.overflowing = false;
 }
 
 /* This CPU's print buffer for the current interrupt level; NULL in NMI
@@ -398,9 +495,14 @@ void tap_exit(void)
 
 static void tap_start_work(struct work_struct *work)
 {
-	int ret = tap_on_start();
+	int ret;
 
+	WRITE_ONCE(tap_tp.worker, current);
+	ret = tap_on_start();
 	tap_commit_task();
+	/* Still STARTING: begin output comes before any probe's. */
+	tap_flush_overflow();
+	WRITE_ONCE(tap_tp.worker, NULL);
 	if (ret == 0) {
 		tap_tp.started_ok = true;
 		atomic_cmpxchg(&tap_tp.state, TAP_STATE_STARTING,
@@ -417,8 +519,11 @@ static void tap_stop_work(struct work_struct *work)
 {
 	if (tap_tp.started_ok) {
 		atomic_set(&tap_tp.state, TAP_STATE_STOPPING);
+		WRITE_ONCE(tap_tp.worker, current);
 		tap_on_stop();
 		tap_commit_task();
+		tap_flush_overflow();
+		WRITE_ONCE(tap_tp.worker, NULL);
 	}
 	atomic_set(&tap_tp.state, TAP_STATE_STOPPED);
 	tap_sum_counters(&tap_tp.done);
@@ -600,6 +705,7 @@ static int tap_ctl_open(struct inode *inode, struct file *file)
 	mutex_lock(&tap_tp.ctl_read_lock);
 	tap_tp.hello_unread = true;
 	mutex_unlock(&tap_tp.ctl_read_lock);
+	WRITE_ONCE(tap_tp.reader_gone, false);
 	return stream_open(inode, file);
 }
 
@@ -607,6 +713,7 @@ static int tap_ctl_open(struct inode *inode, struct file *file)
  * be unloaded. */
 static int tap_ctl_release(struct inode *inode, struct file *file)
 {
+	WRITE_ONCE(tap_tp.reader_gone, true);
 	mutex_lock(&tap_tp.ctl_lock);
 	if (tap_tp.start_queued)
 		tap_queue_stop();
@@ -1008,6 +1115,7 @@ int tap_transport_init(const char *modname)
 	tap_waiter_init(&tap_tp.ctl_waiter);
 	INIT_WORK(&tap_tp.start_work, tap_start_work);
 	INIT_WORK(&tap_tp.stop_work, tap_stop_work);
+	INIT_LIST_HEAD(&tap_tp.overflow);
 
 	ret = tap_pick_mode();
 	if (ret)

@@ -168,7 +168,8 @@ struct tap_msg_done {
  *   void tap_write(const char *buf, size_t len);   reserve + copy
  *   void tap_print(const char *s);                 tap_write of a string
  * A record that does not fit in the trace buffer is dropped and counted;
- * taprun reports the count.
+ * taprun reports the count.  Output of tap_on_start()/tap_on_stop() is
+ * instead held back (up to 32 MiB) until taprun has read enough.
  *
  * Control, in any context but NMI:
  *   void tap_msg_error(const char *text);    ERROR text (not counted)

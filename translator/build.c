@@ -185,11 +185,6 @@ static void remove_tree(const char *path)
 }
 
 /* Names in DIR that start with PREFIX and end with SUFFIX, sorted. */
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static Vec list_dir(const char *dir, const char *prefix, const char *suffix)
 {
 	Vec v = { 0 };
@@ -207,7 +202,7 @@ static Vec list_dir(const char *dir, const char *prefix, const char *suffix)
 	}
 	closedir(d);
 	if (v.len)
-		qsort(v.data, v.len, sizeof v.data[0], cmp_str);
+		vec_sort(&v, cmp_cstr_ptr);
 	return v;
 }
 
@@ -453,7 +448,7 @@ static void prune_cache(const char *dir, const char *keep)
 	}
 	if (total <= CACHE_LIMIT_BYTES)
 		return;
-	qsort(all.data, all.len, sizeof all.data[0], cmp_mtime);
+	vec_sort(&all, cmp_mtime);
 	for (int i = 0; i < all.len && total > CACHE_LIMIT_BYTES * 3 / 4; i++) {
 		struct cached *c = vec_get(&all, i);
 		if (strcmp(c->path, keep) && unlink(c->path) == 0)

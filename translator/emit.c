@@ -665,7 +665,7 @@ static void write_module_params(Unit *u)
 		bool dup = false;
 		for (int j = 0; j < names.len; j++)
 			dup |= vec_get(&names, j) == v->name;
-		if (dup || v->is_private || v->name[0] == '_')
+		if (dup || v->is_private || !strncmp(v->name, "_tap", 4))
 			continue;
 		vec_push(&names, (void *)v->name);
 		if (v->type == TY_LONG && !ops) {
@@ -681,12 +681,16 @@ static void write_module_params(Unit *u)
 			emit(e, ".get = tap_param_get_long,");
 			emit_close(e, "};");
 		}
+		/* a name the kernel headers define as a macro (current,
+		 * jiffies ...) cannot be a parameter name */
+		emit(e, "#ifndef %s", v->name);
 		if (v->type == TY_LONG)
 			emit(e, "module_param_cb(%s, &tap_param_ops_long, &%s.v, 0);", v->name,
 			     var_cname(e, v));
 		else
 			emit(e, "module_param_string(%s, %s.v, MAXSTRINGLEN, 0);", v->name,
 			     var_cname(e, v));
+		emit(e, "#endif");
 	}
 }
 
@@ -1023,7 +1027,7 @@ static void write_runner(Unit *u, const char *name, Vec *list, const char *state
 {
 	Emitter *e = &u->e;
 	if (list->len > 1)
-		qsort(list->data, list->len, sizeof(void *), cmp_sequence);
+		vec_sort(list, cmp_sequence);
 	emit_func(e, "static void %s(void)", name);
 	if (list->len || display)
 		emit(e, "struct tap_context *c;");

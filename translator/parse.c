@@ -1606,11 +1606,6 @@ Stapfile *parse_file(SrcFile *src, bool is_tapset)
 	return f;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* -p1: parse every tapset file of the search path, as stap does, so a
  * broken tapset shows up.  Its errors are warnings unless -W. */
 void check_tapset_syntax(void)
@@ -1630,7 +1625,7 @@ void check_tapset_syntax(void)
 		}
 		closedir(d);
 		if (names.len)
-			qsort(names.data, names.len, sizeof(void *), cmp_str);
+			vec_sort(&names, cmp_cstr_ptr);
 		for (int j = 0; j < names.len; j++) {
 			const char *path = vec_get(&names, j);
 			SrcFile *src = srcfile_read(path, path);

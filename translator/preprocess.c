@@ -921,11 +921,6 @@ Vec *preprocess(Vec *raw_toks, SrcFile *src)
 
 /* ---- the macro library ---- */
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static void load_library_file(const char *path)
 {
 	SrcFile *src = srcfile_read(path, path);
@@ -970,7 +965,7 @@ void load_library_macros(void)
 		}
 		closedir(d);
 		if (names.len)
-			qsort(names.data, names.len, sizeof(void *), cmp_names);
+			vec_sort(&names, cmp_cstr_ptr);
 		for (int j = 0; j < names.len; j++)
 			load_library_file(xsprintf("%s/%s", dir, (char *)vec_get(&names, j)));
 	}

@@ -354,7 +354,7 @@ static Vec warned_overloads;
 static Func *link_overloads(Vec *cands)
 {
 	if (cands->len > 1)
-		qsort(cands->data, cands->len, sizeof(void *), cmp_overload);
+		vec_sort(cands, cmp_overload);
 	for (int i = 0; i < cands->len; i++) {
 		Func *f = vec_get(cands, i);
 		f->next_overload = i + 1 < cands->len ? vec_get(cands, i + 1) : NULL;
@@ -1888,15 +1888,10 @@ void print_program(FILE *out, Program *prog)
 
 /* ---- -l / -L ---- */
 
-static int cmp_cstr(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static void print_sorted_unique(Vec *lines)
 {
 	if (lines->len)
-		qsort(lines->data, lines->len, sizeof(void *), cmp_cstr);
+		vec_sort(lines, cmp_cstr_ptr);
 	for (int i = 0; i < lines->len; i++)
 		if (!i || strcmp(vec_get(lines, i), vec_get(lines, i - 1)))
 			printf("%s\n", (char *)vec_get(lines, i));
@@ -1993,7 +1988,7 @@ void dump_functions(FILE *out)
 	}
 	fflush(stdout);
 	if (lines.len)
-		qsort(lines.data, lines.len, sizeof(void *), cmp_cstr);
+		vec_sort(&lines, cmp_cstr_ptr);
 	for (int i = 0; i < lines.len; i++)
 		if (!i || strcmp(vec_get(&lines, i), vec_get(&lines, i - 1)))
 			fprintf(out, "%s\n", (char *)vec_get(&lines, i));
@@ -2033,7 +2028,7 @@ void dump_probe_aliases(FILE *out)
 	}
 	fflush(stdout);
 	if (names.len)
-		qsort(names.data, names.len, sizeof(void *), cmp_cstr);
+		vec_sort(&names, cmp_cstr_ptr);
 	for (int i = 0; i < names.len; i++)
 		if (!i || strcmp(vec_get(&names, i), vec_get(&names, i - 1)))
 			fprintf(out, "%s\n", (char *)vec_get(&names, i));

@@ -45,6 +45,9 @@ typedef struct Vec {
 
 void vec_push(Vec *v, void *item);
 void *vec_pop(Vec *v);
+void vec_sort(Vec *v, int (*cmp)(const void *, const void *));
+/* qsort/bsearch comparator for an array of C strings. */
+int cmp_cstr_ptr(const void *a, const void *b);
 #define vec_get(v, i) ((v)->data[i])
 #define vec_last(v) ((v)->data[(v)->len - 1])
 

@@ -391,11 +391,6 @@ static void write_cache(const char *path)
 
 /* ---- listing the search path ---- */
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 static bool basename_taken(Vec *seen, const char *base)
 {
 	for (int i = 0; i < seen->len; i++)
@@ -420,7 +415,7 @@ static void list_dir(const char *dir, Vec *seen, bool *changed)
 	}
 	closedir(d);
 	if (names.len)
-		qsort(names.data, names.len, sizeof(void *), cmp_str);
+		vec_sort(&names, cmp_cstr_ptr);
 	for (int i = 0; i < names.len; i++) {
 		const char *base = intern(vec_get(&names, i));
 		if (basename_taken(seen, base))

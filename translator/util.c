@@ -145,6 +145,18 @@ void vec_push(Vec *v, void *item)
 	v->data[v->len++] = item;
 }
 
+int cmp_cstr_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+void vec_sort(Vec *v, int (*cmp)(const void *, const void *))
+{
+	/* qsort(NULL, 0, ...) is undefined behaviour; an empty Vec has no data. */
+	if (v->len > 1)
+		vec_sort(v, cmp);
+}
+
 void *vec_pop(Vec *v)
 {
 	return v->len ? v->data[--v->len] : NULL;

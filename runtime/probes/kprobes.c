@@ -13,6 +13,11 @@
  * Registration goes probe by probe so a failure names its point;
  * unregistration is batched (one RCU grace period for the whole table).
  */
+/* Included once even when two families share it (kprobe and
+ * kernel.function both use kprobes.c). */
+#ifndef TAP_PROBES_KPROBES_C
+#define TAP_PROBES_KPROBES_C
+
 #include "probe_common.h"
 
 #include <linux/kprobes.h>
@@ -161,3 +166,5 @@ static inline __maybe_unused struct _tap_kret_data *_tap_kret_save_sp(struct kre
 	d->entry_sp = kernel_stack_pointer(regs);
 	return d;
 }
+
+#endif /* TAP_PROBES_KPROBES_C */

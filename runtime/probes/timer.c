@@ -19,6 +19,11 @@
  * one taken offline hands its timer to another CPU (which then samples
  * twice as often).
  */
+/* Included once even when two families share it (kprobe and
+ * kernel.function both use kprobes.c). */
+#ifndef TAP_PROBES_TIMER_C
+#define TAP_PROBES_TIMER_C
+
 #include "probe_common.h"
 
 #include <linux/random.h>
@@ -170,3 +175,5 @@ err_stop:
 	_tap_timers_stop(t, i);
 	return ret;
 }
+
+#endif /* TAP_PROBES_TIMER_C */

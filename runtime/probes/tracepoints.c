@@ -11,6 +11,11 @@
  * when such a module goes away: its probes are then unregistered).
  * Tracepoints of modules loaded after the start are not looked for.
  */
+/* Included once even when two families share it (kprobe and
+ * kernel.function both use kprobes.c). */
+#ifndef TAP_PROBES_TRACEPOINTS_C
+#define TAP_PROBES_TRACEPOINTS_C
+
 #include "probe_common.h"
 
 #include <linux/tracepoint.h>
@@ -212,3 +217,5 @@ static int _tap_tracepoints_register(struct _tap_tracepoint *t, int n)
 		_tap_tracepoints_unregister(t, n);
 	return ret;
 }
+
+#endif /* TAP_PROBES_TRACEPOINTS_C */

@@ -22,6 +22,7 @@
  *   bench_threads=N  only on the first N CPUs
  *   end_delay_ms=N   the end probe takes N ms more
  *   microbench=N     begin times N prints of 64 bytes (warning: ns each)
+ *   end_lines=N      the end probe prints N numbered lines (a report)
  */
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
@@ -53,6 +54,8 @@ static unsigned int end_delay_ms;
 module_param(end_delay_ms, uint, 0444);
 static unsigned int microbench;
 module_param(microbench, uint, 0444);
+static unsigned int end_lines;
+module_param(end_lines, uint, 0444);
 
 static DEFINE_PER_CPU(struct hrtimer, st_timer);
 static DEFINE_PER_CPU(unsigned long, st_cpu_ticks);
@@ -271,6 +274,7 @@ int tap_on_start(void)
 
 void tap_on_stop(void)
 {
+	unsigned int i;
 	int cpu;
 
 	if (st_timers_on) {
@@ -281,6 +285,13 @@ void tap_on_stop(void)
 	st_stop_bench();
 	if (end_delay_ms)
 		msleep(end_delay_ms);
+	for (i = 1; i <= end_lines; i++) {
+		preempt_disable();
+		st_printf("report line %u of %u ..........................................\n",
+			  i, end_lines);
+		tap_commit();
+		preempt_enable();
+	}
 	preempt_disable();
 	st_printf("end printed %lld\n", (long long)atomic64_read(&st_printed));
 	tap_commit();

@@ -23,6 +23,9 @@ typedef struct FamilyGen {
 static const FamilyGen generators[] = {
 	{ &family_timer, emit_timer_probes, NULL, NULL },
 	{ &family_kprobe, emit_kprobe_probes, NULL, kprobe_supports_entry },
+	/* no DWARF yet: function-entry kprobes, $return only */
+	{ &family_kernel_dwarf, emit_kernel_function_probes,
+	  kernel_function_ctx_expr, kprobe_supports_entry },
 	{ &family_trace, emit_trace_probes, trace_ctx_expr, NULL },
 };
 

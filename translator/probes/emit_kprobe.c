@@ -1,6 +1,9 @@
 /* emit_kprobe.c - pass 3 for kprobe.function("f"), kprobe.module("m")
  * .function("f"), kprobe.statement(ADDR).absolute and their .return
- * forms: callbacks and the tables of runtime/probes/kprobes.c.
+ * forms: callbacks and the tables of runtime/probes/kprobes.c.  Also
+ * kernel.function("f") and module("m").function("f") while tapc reads no
+ * DWARF: the same probes on the function's entry, with $return in
+ * .return probes and no other $variables.
  *
  * An entry probe is a kprobe on the symbol ("m:f" for a module's
  * function, which the kernel resolves when the probe is registered).  A
@@ -10,6 +13,8 @@
  * handler hands to the body as pdata.
  */
 #include "pointdata.h"
+
+#include <string.h>
 
 bool kprobe_supports_entry(const ResolvedPoint *rp)
 {
@@ -127,10 +132,11 @@ static void emit_kretprobe_callbacks(Emitter *e, const EmitProbe *ep)
 	emit_blank(e);
 }
 
-static void emit_tables(Emitter *e, EmitProbe **probes, int n, int nret)
+static void emit_tables(Emitter *e, const char *tag, EmitProbe **probes, int n,
+			int nret)
 {
 	if (n - nret > 0) {
-		emit(e, "static struct _tap_kprobe _tap_kprobe_table[] = {");
+		emit(e, "static struct _tap_kprobe _tap_%s_kprobes[] = {", tag);
 		for (int i = 0; i < n; i++) {
 			const EmitProbe *ep = probes[i];
 			if (ep->rp->is_return)
@@ -144,7 +150,7 @@ static void emit_tables(Emitter *e, EmitProbe **probes, int n, int nret)
 		emit_blank(e);
 	}
 	if (nret > 0) {
-		emit(e, "static struct _tap_kretprobe _tap_kretprobe_table[] = {");
+		emit(e, "static struct _tap_kretprobe _tap_%s_kretprobes[] = {", tag);
 		for (int i = 0; i < n; i++) {
 			const EmitProbe *ep = probes[i];
 			const KernelPointData *d = ep->rp->data;
@@ -164,48 +170,46 @@ static void emit_tables(Emitter *e, EmitProbe **probes, int n, int nret)
 	}
 }
 
-static void emit_start_stop(Emitter *e, bool have_k, bool have_kr)
+static void emit_start_stop(Emitter *e, const char *tag, bool have_k, bool have_kr)
 {
-	emit(e, "static int _tap_kprobe_family_start(void)");
+	emit(e, "static int _tap_%s_start(void)", tag);
 	emit(e, "{");
+	emit(e, "\tint rc = 0;");
+	emit_blank(e);
 	if (have_k) {
-		emit(e, "\tint rc = _tap_kprobes_register(_tap_kprobe_table,");
-		emit(e, "\t\t\t\t\t ARRAY_SIZE(_tap_kprobe_table));");
-		emit_blank(e);
+		emit(e, "\trc = _tap_kprobes_register(_tap_%s_kprobes,", tag);
+		emit(e, "\t\t\t\t   ARRAY_SIZE(_tap_%s_kprobes));", tag);
 		emit(e, "\tif (rc)");
 		emit(e, "\t\treturn rc;");
-	} else {
-		emit(e, "\tint rc;");
-		emit_blank(e);
 	}
 	if (have_kr) {
-		emit(e, "\trc = _tap_kretprobes_register(_tap_kretprobe_table,");
-		emit(e, "\t\t\t\t      ARRAY_SIZE(_tap_kretprobe_table));");
+		emit(e, "\trc = _tap_kretprobes_register(_tap_%s_kretprobes,", tag);
+		emit(e, "\t\t\t\t      ARRAY_SIZE(_tap_%s_kretprobes));", tag);
 		if (have_k) {
 			emit(e, "\tif (rc)");
-			emit(e, "\t\t_tap_kprobes_unregister(_tap_kprobe_table,");
-			emit(e, "\t\t\t\t\tARRAY_SIZE(_tap_kprobe_table));");
+			emit(e, "\t\t_tap_kprobes_unregister(_tap_%s_kprobes,", tag);
+			emit(e, "\t\t\t\t\tARRAY_SIZE(_tap_%s_kprobes));", tag);
 		}
-		emit(e, "\treturn rc;");
-	} else {
-		emit(e, "\treturn 0;");
 	}
+	emit(e, "\treturn rc;");
 	emit(e, "}");
 	emit_blank(e);
-	emit(e, "static void _tap_kprobe_family_stop(void)");
+	emit(e, "static void _tap_%s_stop(void)", tag);
 	emit(e, "{");
 	if (have_kr)
-		emit(e, "\t_tap_kretprobes_unregister(_tap_kretprobe_table, ARRAY_SIZE(_tap_kretprobe_table));");
+		emit(e, "\t_tap_kretprobes_unregister(_tap_%s_kretprobes, ARRAY_SIZE(_tap_%s_kretprobes));",
+		     tag, tag);
 	if (have_k)
-		emit(e, "\t_tap_kprobes_unregister(_tap_kprobe_table, ARRAY_SIZE(_tap_kprobe_table));");
+		emit(e, "\t_tap_kprobes_unregister(_tap_%s_kprobes, ARRAY_SIZE(_tap_%s_kprobes));",
+		     tag, tag);
 	emit(e, "}");
 	emit_blank(e);
 }
 
-bool emit_kprobe_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
-			EmitProbe **probes, int n, FamilyCode *out)
+/* Both families: `tag` keeps their tables and functions apart. */
+static bool emit_kprobes_as(Emitter *e, EmitPhase phase, const char *tag,
+			    EmitProbe **probes, int n, FamilyCode *out)
 {
-	(void)fam;
 	if (phase == EMIT_DECLS) {
 		emit(e, "#include \"runtime/probes/kprobes.c\"");
 		return true;
@@ -219,9 +223,71 @@ bool emit_kprobe_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
 			emit_kprobe_callback(e, probes[i]);
 		}
 	}
-	emit_tables(e, probes, n, nret);
-	emit_start_stop(e, n - nret > 0, nret > 0);
-	out->start_fn = "_tap_kprobe_family_start";
-	out->stop_fn = "_tap_kprobe_family_stop";
+	emit_tables(e, tag, probes, n, nret);
+	emit_start_stop(e, tag, n - nret > 0, nret > 0);
+	out->start_fn = xsprintf("_tap_%s_start", tag);
+	out->stop_fn = xsprintf("_tap_%s_stop", tag);
 	return true;
+}
+
+bool emit_kprobe_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
+			EmitProbe **probes, int n, FamilyCode *out)
+{
+	(void)fam;
+	return emit_kprobes_as(e, phase, "kprobe", probes, n, out);
+}
+
+/* ---- kernel.function without DWARF ---- */
+
+/* A kernel.function point a kprobe on the function's entry can stand
+ * for: a plain function name, no source file or line, no inline
+ * instances, labels or callees. */
+static bool plain_function_point(const ResolvedPoint *rp)
+{
+	const KernelPointData *d = rp->data;
+	static const char *const need_dwarf[] = {
+		"statement", "inline", "label", "callee", "callees", NULL
+	};
+	if (!d || !d->function || !*d->function || arg_has_glob(d->function) ||
+	    strpbrk(d->function, "@:+"))
+		return false;
+	for (int i = 0; need_dwarf[i]; i++)
+		if (pp_has(rp->point, need_dwarf[i]))
+			return false;
+	ProbePointComp *fc = pp_comp(rp->point, "function");
+	return fc && comp_is_str(fc) && !strpbrk(comp_str(fc), "@:+*?[");
+}
+
+bool emit_kernel_function_probes(Emitter *e, EmitPhase phase,
+				 const ProbeFamily *fam, EmitProbe **probes,
+				 int n, FamilyCode *out)
+{
+	(void)fam;
+	if (phase == EMIT_DECLS) {
+		bool ok = true;
+		for (int i = 0; i < n; i++) {
+			const ResolvedPoint *rp = probes[i]->rp;
+			if (plain_function_point(rp))
+				continue;
+			ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
+			error_at(up->loc, _("'%s' needs the kernel's DWARF debuginfo, which "
+					    "tapc cannot read yet; a kernel.function(\"NAME\") "
+					    "or kprobe.function(\"NAME\") probe on the function's "
+					    "entry works without it"),
+				 pp_text(rp->point));
+			ok = false;
+		}
+		if (!ok)
+			return false;
+	}
+	return emit_kprobes_as(e, phase, "kfunc", probes, n, out);
+}
+
+/* Without DWARF the only $variable is $return, from the registers. */
+const char *kernel_function_ctx_expr(const EmitProbe *ep, const CtxVar *v,
+				     bool write)
+{
+	if (write || !ep->rp->is_return || strcmp(v->name, "return"))
+		return NULL;
+	return "((int64_t)regs_return_value(c->regs))";
 }

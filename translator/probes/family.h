@@ -101,6 +101,11 @@ bool emit_timer_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
 bool emit_kprobe_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
 			EmitProbe **probes, int n, FamilyCode *out);
 bool kprobe_supports_entry(const ResolvedPoint *rp);
+bool emit_kernel_function_probes(Emitter *e, EmitPhase phase,
+				 const ProbeFamily *fam, EmitProbe **probes,
+				 int n, FamilyCode *out);
+const char *kernel_function_ctx_expr(const EmitProbe *ep, const CtxVar *v,
+				     bool write);
 bool emit_trace_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
 		       EmitProbe **probes, int n, FamilyCode *out);
 const char *trace_ctx_expr(const EmitProbe *ep, const CtxVar *v, bool write);

@@ -349,11 +349,6 @@ static void shape_text(StrBuf *sb, const Shape *sh)
 	}
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 void dump_probe_types(FILE *out)
 {
 	build_shapes();
@@ -364,7 +359,7 @@ void dump_probe_types(FILE *out)
 		lines[i] = xstrdup(sb_cstr(&sb));
 		sb_free(&sb);
 	}
-	qsort(lines, shapes.len, sizeof *lines, cmp_str);
+	qsort(lines, shapes.len, sizeof *lines, cmp_cstr_ptr);
 	for (int i = 0; i < shapes.len; i++)
 		if (i == 0 || strcmp(lines[i], lines[i - 1]))
 			fprintf(out, "%s\n", lines[i]);

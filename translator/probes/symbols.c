@@ -28,11 +28,6 @@ bool target_is_running_kernel(void)
 	return known;
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* Sort and drop duplicates. */
 void namelist_finish(NameList *l, Vec *names)
 {
@@ -40,7 +35,7 @@ void namelist_finish(NameList *l, Vec *names)
 	for (int i = 1; i < names->len && sorted; i++)
 		sorted = strcmp(names->data[i - 1], names->data[i]) <= 0;
 	if (!sorted)
-		qsort(names->data, names->len, sizeof(char *), cmp_name);
+		vec_sort(names, cmp_cstr_ptr);
 	int n = 0;
 	for (int i = 0; i < names->len; i++)
 		if (n == 0 || strcmp(names->data[i], names->data[n - 1]))
@@ -51,7 +46,7 @@ void namelist_finish(NameList *l, Vec *names)
 
 bool namelist_has(const NameList *l, const char *name)
 {
-	return l && bsearch(&name, l->names, l->len, sizeof(char *), cmp_name);
+	return l && l->len && bsearch(&name, l->names, l->len, sizeof(char *), cmp_cstr_ptr);
 }
 
 static bool is_text_type(char t)
@@ -152,7 +147,7 @@ static char *running_kernel_text_symbols(void)
 		line = nl ? nl + 1 : line + strlen(line);
 	}
 	if (lines.len > 1)
-		qsort(lines.data, lines.len, sizeof(char *), cmp_symbol_line);
+		vec_sort(&lines, cmp_symbol_line);
 	StrBuf sb = { 0 };
 	for (int i = 0; i < lines.len; i++) {
 		sb_puts(&sb, "0 ");

@@ -454,7 +454,7 @@ static bool scan_dir(const char *dir)
 			vec_push(&files, xsprintf("%s/%s", dir, de->d_name));
 	}
 	closedir(d);
-	qsort(files.data, files.len, sizeof(char *), cmp_path);
+	vec_sort(&files, cmp_path);
 	for (int i = 0; i < files.len; i++)
 		scan_header(files.data[i]);
 	return files.len > 0;

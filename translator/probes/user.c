@@ -126,22 +126,6 @@ typedef struct ElfFacts {
 	Vec sdt;                /* SdtNote * */
 } ElfFacts;
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-static void finish_list(NameList *l, Vec *v)
-{
-	qsort(v->data, v->len, sizeof(char *), cmp_names);
-	int n = 0;
-	for (int i = 0; i < v->len; i++)
-		if (n == 0 || strcmp(v->data[i], v->data[n - 1]))
-			v->data[n++] = v->data[i];
-	l->names = (const char **)v->data;
-	l->len = n;
-}
-
 static void read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *funcs)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
@@ -273,8 +257,8 @@ static ElfFacts *elf_facts(const char *path)
 				read_sdt(elf, scn, &f->sdt);
 			}
 		}
-		finish_list(&f->funcs, &funcs);
-		finish_list(&f->plt, &plt);
+		namelist_finish(&f->funcs, &funcs);
+		namelist_finish(&f->plt, &plt);
 	}
 	if (elf)
 		elf_end(elf);

@@ -386,7 +386,7 @@ static void test_map_basic(void)
 	struct tap_map *s = tap_map_create(1, k_str, TAP_STRING, NULL, 4, false);
 	struct tap_context *c;
 	char big[3 * MAXSTRINGLEN];
-	int64_t r;
+	int64_t r = 0;
 
 	assert(m && w && s);
 	CHECK_INT(tap_contexts_init(), 0);	/* after the maps */
@@ -553,7 +553,7 @@ static void test_stats(void)
 	struct tap_stat *v0 = tap_stat_create(NULL);
 	const struct tap_stat_data *d;
 	struct tap_context *c;
-	int64_t r;
+	int64_t r = 0;
 	int i;
 
 	CHECK_INT(tap_contexts_init(), 0);
@@ -616,7 +616,7 @@ static void test_stat_map(void)
 	struct tap_iter it;
 	char buf[256];
 	size_t n = 0;
-	int64_t r;
+	int64_t r = 0;
 	int i;
 
 	assert(m);
@@ -671,7 +671,7 @@ static void test_hist(void)
 	struct tap_hist_spec l3 = { .type = TAP_HIST_LINEAR, .start = 1, .stop = 3, .interval = 1 };
 	struct tap_stat *s;
 	struct tap_context *c;
-	int64_t r;
+	int64_t r = 0;
 	int i;
 
 	CHECK_INT(tap_contexts_init(), 0);
