@@ -14,9 +14,10 @@
  * because relay, in its no-overwrite mode, lets a reader that runs while
  * the buffer is full skip a whole sub-buffer (tap_relay_put() avoids the
  * known case), lets a reader on another CPU see a switch half done, and
- * wakes pollers only when a sub-buffer fills; the rings have none of that
- * and measured faster in the VM.  Both feeds write the same byte stream of
- * records, so taprun reads them the same way.
+ * wakes pollers only when a sub-buffer fills.  The rings have none of
+ * that, at a cost per record within the VM's measuring noise of relay's
+ * (testsuite/vm/transport/bench.sh).  Both feeds write the same byte
+ * stream of records, so taprun reads them the same way.
  *
  * Sequence numbers.  A record gets its seq only once it is certain to fit
  * (relay: after relay_switch_subbuf() succeeded; ring: after the room

@@ -1,30 +1,69 @@
 #!/usr/bin/env bash
-# install-deps.sh - install what building (and, with --test, testing) tapc
-# needs, from Debian packages.  Does nothing when all are installed already.
+# install-deps.sh - install what building tapc needs, and with the options
+# what running scripts in the test VM, testing and benchmarking need, from
+# Debian packages.  Does nothing when all are installed already.
 #
-#   scripts/install-deps.sh [--test] [--bench]
+#   scripts/install-deps.sh [--vm] [--test] [--bench]
+#
+#   (none)   the build: compiler, autotools, gettext, libdw/libelf
+#   --vm     the test VM: qemu, busybox-static, Debian's kernel and its
+#            headers (6.1.0-56-amd64, the release the tests expect, when the
+#            archive still has it; else the current linux-image-amd64),
+#            cpio, kmod, xz-utils, zstd
+#   --test   --vm, plus clang for the fuzz target and the 6.12 headers the
+#            kbuild-6.12 group builds every run-test against
+#   --bench  --vm, plus time and hyperfine
 set -eu
 
 pkgs=(build-essential autoconf automake autopoint gettext pkg-config
       libdw-dev libelf-dev)
+# Installed when the archive has them (exact kernel releases come and go).
+optional=()
+vm_pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64
+	 cpio kmod xz-utils zstd)
+vm_optional=(linux-image-6.1.0-56-amd64 linux-headers-6.1.0-56-amd64)
+vm=
 for a in "$@"; do
 	case "$a" in
-	--test) pkgs+=(clang libclang-rt-14-dev) ;;
-	--bench) pkgs+=(time hyperfine) ;;
+	--vm) vm=1 ;;
+	--test) vm=1; pkgs+=(clang libclang-rt-14-dev)
+		optional+=(linux-headers-6.12.107+deb12-amd64) ;;
+	--bench) vm=1; pkgs+=(time hyperfine) ;;
+	-h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "install-deps.sh: unknown option $a" >&2; exit 2 ;;
 	esac
 done
+[ -z "$vm" ] || { pkgs+=("${vm_pkgs[@]}"); optional+=("${vm_optional[@]}"); }
 
+installed() {
+	dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q 'install ok installed'
+}
 missing=()
 for p in "${pkgs[@]}"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
-		missing+=("$p")
+	installed "$p" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+want=()
+for p in "${optional[@]}"; do
+	installed "$p" || want+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && [ ${#want[@]} -eq 0 ] && exit 0
 
-echo "installing: ${missing[*]}"
 as_root=()
-[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null ||
+		{ echo "install-deps.sh: run as root (or install sudo)" >&2; exit 1; }
+	as_root=(sudo)
+fi
 export DEBIAN_FRONTEND=noninteractive
 "${as_root[@]}" apt-get update -q
+for p in "${want[@]}"; do
+	if apt-cache show --no-all-versions "$p" >/dev/null 2>&1; then
+		missing+=("$p")
+	else
+		echo "install-deps.sh: warning: the archive has no $p any more; tests" \
+		     "that need that kernel release will be skipped" >&2
+	fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}"
 "${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -303,7 +303,6 @@ const char *err_goto(Body *b)
 
 bool is_user_family(const ResolvedPoint *rp)
 {
-	extern const ProbeFamily family_process;
 	return rp && rp->family == &family_process;
 }
 
@@ -336,8 +335,6 @@ const char *stat_spec_ref(Emitter *e, Var *v)
 }
 
 /* ================= the program ================= */
-
-extern const ProbeFamily family_begin, family_end, family_error, family_never;
 
 typedef struct FamilyGroup {
 	const ProbeFamily *fam;

@@ -33,9 +33,10 @@
  *	                            family_ctx_expr() expressions read)
  *	tap_context_exit(c);       (flushes output, reports an error)
  *
- * tapp_N sets c->probe_point and c->probe_name itself, evaluates the
- * probe's `if (cond)`, takes the locks of the globals it uses, runs the
- * body and releases the locks; it never calls tap_context_enter/exit.
+ * tapp_N sets c->probe_name (pn(): the point as the script wrote it;
+ * probe_point is what the callback gave tap_context_enter), takes the
+ * locks of the globals it uses, evaluates the probe's `if (cond)`, runs
+ * the body and releases the locks; it never calls tap_context_enter/exit.
  *
  * ---- @entry(expr) in return probes ----
  *

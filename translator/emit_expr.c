@@ -225,9 +225,7 @@ static Val ex_hist_bucket(Body *b, Node *n)
 	if (!v || n->args.len != 1)
 		return error_val(b, n->loc, _("a histogram bucket takes one index"));
 	const char *d = stat_data(b, h->lhs);
-	Mark m = emit_mark(b->e);
 	Val i = ex(b, vec_get(&n->args, 0));
-	(void)m;
 	const char *t = tmp_long(b);
 	where(b, n->loc, "operator '['");
 	fail_if(b, xsprintf("tap_hist_bucket(c, %s, %s, %s, &%s)", stat_spec_ref(b->e, v), d,
@@ -1299,20 +1297,18 @@ static void reader_of(Body *b, Node *n, const char **rd, const char **what)
 
 /* The steps of a path from a typed pointer p0; returns the C lvalue of
  * the last member.  Declarations go to the open block. */
-static const char *path_steps(Body *b, const char *p0, Vec *comps, const char *rd,
-			      const char *what, const char *err)
+static const char *path_steps(Body *b, const char *p0, Vec *comps, Val *idx,
+			      const char *rd, const char *what, const char *err)
 {
 	Emitter *e = b->e;
 	const char *cur = p0;
 	for (int i = 0; i < comps->len; i++) {
 		Component *c = vec_get(comps, i);
 		const char *x;
-		if (c->kind == COMP_MEMBER) {
+		if (c->kind == COMP_MEMBER)
 			x = xsprintf("(%s)->%s", cur, c->name);
-		} else {
-			Val idx = c->index ? ex(b, c->index) : val_num(0);
-			x = xsprintf("(%s)[%s]", cur, idx.c);
-		}
+		else
+			x = xsprintf("(%s)[%s]", cur, idx[i].c);
 		if (i == comps->len - 1)
 			return x;
 		Component *next = vec_get(comps, i + 1);
@@ -1322,6 +1318,19 @@ static const char *path_steps(Body *b, const char *p0, Vec *comps, const char *r
 		cur = p;
 	}
 	return xsprintf("(*%s)", cur);
+}
+
+/* The [index] values of a path, computed before its block opens. */
+static Val *path_indexes(Body *b, Vec *comps)
+{
+	Node **nodes = xalloc(sizeof(Node *) * (comps->len ? comps->len : 1));
+	Val *vals = xalloc(sizeof(Val) * (comps->len ? comps->len : 1));
+	for (int i = 0; i < comps->len; i++) {
+		Component *c = vec_get(comps, i);
+		nodes[i] = c->kind == COMP_INDEX ? c->index : NULL;
+	}
+	ex_list(b, nodes, comps->len, vals);
+	return vals;
 }
 
 /* Everything before the path: the typed pointer it starts from. */
@@ -1407,6 +1416,7 @@ static Val ex_target(Body *b, Node *n)
 	need_target_macros(e);
 	const char *rd, *what;
 	reader_of(b, n, &rd, &what);
+	Val *idx = path_indexes(b, &n->comps);
 	const char *t = tmp_long(b);
 	const char *err = ((Label *)vec_last(&b->errs))->name;
 	((Label *)vec_last(&b->errs))->used = true;
@@ -1419,7 +1429,7 @@ static Val ex_target(Body *b, Node *n)
 		emit_close(e, "}");
 		return val_c(t, true);
 	}
-	const char *x = path_steps(b, "p0", &n->comps, rd, what, err);
+	const char *x = path_steps(b, "p0", &n->comps, idx, rd, what, err);
 	if (n->addressof)
 		emit(e, "%s = (int64_t)(unsigned long)&%s;", t, x);
 	else
@@ -1449,21 +1459,20 @@ static Val write_target(Body *b, Node *lhs, Val r)
 		return r;
 	}
 	const char *ptype;
-	Mark m = emit_mark(e);
-	(void)m;
 	const char *base = path_base(b, lhs, &ptype);
 	if (!base)
 		return val_num(0);
 	need_target_macros(e);
 	const char *rd, *what;
 	reader_of(b, lhs, &rd, &what);
+	Val *idx = path_indexes(b, &lhs->comps);
 	const char *err = ((Label *)vec_last(&b->errs))->name;
 	((Label *)vec_last(&b->errs))->used = true;
 	bool user = !strcmp(rd, "tap_read_user");
 	where(b, lhs->loc, "operator '='");
 	emit_open(e, "{");
 	emit(e, "%s p0 = (%s)%s;", ptype, ptype, base);
-	const char *x = lhs->comps.len ? path_steps(b, "p0", &lhs->comps, rd, what, err)
+	const char *x = lhs->comps.len ? path_steps(b, "p0", &lhs->comps, idx, rd, what, err)
 				       : "(*p0)";
 	emit(e, "__typeof__(%s) w = (__typeof__(%s))(%s);", x, x, r.c);
 	emit(e, "if (%s((void *)&%s, &w, sizeof(w))) {",

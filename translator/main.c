@@ -650,10 +650,13 @@ static bool is_exec_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
-/* taprun beside tapc (installed), in the build tree's taprun/ folder, or
- * on $PATH. */
+/* $TAPC_TAPRUN (a stand-in loader, for tests), else taprun beside tapc
+ * (installed), in the build tree's taprun/ folder, or on $PATH. */
 static const char *find_taprun(void)
 {
+	const char *env = getenv("TAPC_TAPRUN");
+	if (env && *env)
+		return env;
 	char self[4096];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 	if (n > 0) {
@@ -764,7 +767,8 @@ static int run_module(const char *ko)
 
 static int passes_3_to_5(Program *prog)
 {
-	if (sess.last_pass == 5) {
+	const char *stand_in = getenv("TAPC_TAPRUN");
+	if (sess.last_pass == 5 && !(stand_in && *stand_in)) {
 		const char *why = cannot_load_modules();
 		if (why) {
 			explain_no_run(why);

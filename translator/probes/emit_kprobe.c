@@ -2,8 +2,9 @@
  * .function("f"), kprobe.statement(ADDR).absolute and their .return
  * forms: callbacks and the tables of runtime/probes/kprobes.c.  Also
  * kernel.function("f") and module("m").function("f") while tapc reads no
- * DWARF: the same probes on the function's entry, with $return in
- * .return probes and no other $variables.
+ * DWARF: the same probes on the function's entry, without $variables
+ * (kernel_function_ctx_expr() can give $return from the registers once
+ * pass 2 lists it for .return points).
  *
  * An entry probe is a kprobe on the symbol ("m:f" for a module's
  * function, which the kernel resolves when the probe is registered).  A

@@ -94,7 +94,16 @@ bool target_is_running_kernel(void);
  * this returns them in search order. */
 const Vec *kernel_header_dirs(void);
 
-/* ---- pass 3: the code generators (emit_*.c) ---- */
+/* ---- pass 3: the code generators (emit_*.c) ----
+ *
+ * A family that can be translated has a line in the table of
+ * emit_glue.c naming its generator (the emit.h hooks family_emit,
+ * family_ctx_expr and family_supports_entry dispatch through it), so
+ * adding one does not touch the ProbeFamily values above.  A generator
+ * reads what its resolve function left in ResolvedPoint.data
+ * (pointdata.h) and writes the glue described in emit.h; its runtime
+ * half is runtime/probes/NAME.c.
+ */
 
 bool emit_timer_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
 		       EmitProbe **probes, int n, FamilyCode *out);
