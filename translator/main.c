@@ -765,6 +765,48 @@ static int run_module(const char *ko)
 	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
+/* The cache key of the module before pass 3: everything its C text is
+ * made of (every source file, the elaborated program, the options pass 3
+ * reads); build_cache_key() adds the runtime, the kernel tree and -D. */
+static const char *program_cache_key(Program *prog)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "tapc program key 1\n");
+	/* a rebuilt translator may translate the same program differently */
+	struct stat self;
+	if (stat("/proc/self/exe", &self) == 0)
+		fprintf(f, "tapc %lld %lld %lld\n", (long long)self.st_size,
+			(long long)self.st_mtime, (long long)self.st_ino);
+	for (int i = 0; i < prog->files.len; i++) {
+		Stapfile *sf = vec_get(&prog->files, i);
+		fprintf(f, "file %s %zu\n", sf->src->name, sf->src->len);
+		fwrite(sf->src->text, 1, sf->src->len, f);
+	}
+	print_program(f, prog);
+	fprintf(f, "\noptions %d %d %d %s\n", sess.guru, sess.unoptimized,
+		sess.suppress_handler_errors, sess.script_file ? sess.script_file : "");
+	for (int i = 0; i < sess.args.len; i++)
+		fprintf(f, "arg %zu %s\n", strlen(vec_get(&sess.args, i)),
+			(char *)vec_get(&sess.args, i));
+	for (int i = 0; i < sess.globals_init.len; i++)
+		fprintf(f, "G %s\n", ((Define *)vec_get(&sess.globals_init, i))->name);
+	for (int i = 0; i < sess.modinfo.len; i++)
+		fprintf(f, "modinfo %s\n", (char *)vec_get(&sess.modinfo, i));
+	for (int i = 0; i < sess.make_vars.len; i++)
+		fprintf(f, "B %s\n", (char *)vec_get(&sess.make_vars, i));
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	const char *key = build_cache_key(buf, len, sess.module_name ? sess.module_name : "");
+	free(buf);
+	return key;
+}
+
 static int passes_3_to_5(Program *prog)
 {
 	const char *stand_in = getenv("TAPC_TAPRUN");
@@ -774,6 +816,22 @@ static int passes_3_to_5(Program *prog)
 			explain_no_run(why);
 			return 1;
 		}
+	}
+	/* A module built before from the same program: no pass 3, no kbuild. */
+	const char *key = NULL, *ko = NULL;
+	if (sess.last_pass >= 4 && !sess.keep_tmpdir)
+		key = program_cache_key(prog);
+	const char *hit = key ? build_cache_lookup(key) : NULL;
+	if (hit) {
+		verbose(1, _("Pass 3 and 4: using cached %s\n"), hit);
+		ko = build_deliver(hit, sess.module_name);
+		if (!ko)
+			return 1;
+		if (sess.last_pass == 4) {
+			printf("%s\n", ko);
+			return 0;
+		}
+		return run_module(ko);
 	}
 	/* pass 3: translate */
 	const char *name, *dir;
@@ -789,11 +847,13 @@ static int passes_3_to_5(Program *prog)
 		printf("%s\n", c_file);
 		return 0;
 	}
-	/* pass 4: build (or take it from the cache) */
-	const char *ko = build_module(c_file, name);
+	/* pass 4: build (or take it from the cache by its C text) */
+	ko = build_module(c_file, name);
 	report_pass(4, _("compiled C into a kernel module"));
 	if (!ko || error_count)
 		return 1;
+	if (key)
+		build_cache_store(key, ko);
 	if (sess.last_pass == 4) {
 		printf("%s\n", ko);
 		return 0;
