@@ -47,7 +47,7 @@ else
 	t0=$(date +%s)
 	scripts/run-in-vm scripts/demo.stp -- "$workload"
 	rc=$?
-	echo "(built, booted and run in $(($(date +%s) - t0)) s)"
+	[ $rc -ne 0 ] || echo "(built, booted and run in $(($(date +%s) - t0)) s)"
 fi
 echo
 if [ $rc -eq 0 ]; then

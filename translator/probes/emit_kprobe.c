@@ -271,9 +271,10 @@ bool emit_kernel_function_probes(Emitter *e, EmitPhase phase,
 			if (plain_function_point(rp))
 				continue;
 			ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
-			error_at(up->loc, _("'%s' needs the kernel's DWARF debuginfo, which "
-					    "tapc cannot read yet; a kernel.function(\"NAME\") "
-					    "or kprobe.function(\"NAME\") probe on the function's "
+			error_at(up->loc, _("'%s' cannot be translated yet: it needs the "
+					    "kernel's DWARF debuginfo, which tapc does not read; "
+					    "a kernel.function(\"NAME\") or "
+					    "kprobe.function(\"NAME\") probe on the function's "
 					    "entry works without it"),
 				 pp_text(rp->point));
 			ok = false;

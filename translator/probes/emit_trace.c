@@ -149,7 +149,7 @@ static bool check_event(const EmitProbe *ep)
 			ProbePoint *up = ep->rp->point->from ? ep->rp->point->from
 							     : ep->rp->point;
 			error_at(up->loc, _("tracepoint '%s' passes '%s %s' by value, "
-					    "which tapc cannot declare"),
+					    "which is not supported yet"),
 				 ev->name, a->ctype, a->name);
 			return false;
 		}
