@@ -12,4 +12,5 @@
 #include "regex.c"
 #ifndef TAP_USER_TEST
 #include "transport.c"
+#include "tapset_support.c"
 #endif
