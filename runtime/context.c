@@ -99,11 +99,10 @@ struct tap_context *tap_context_enter(const char *probe_point, int state)
 
 	preempt_disable();
 	now = tap_session_state();
-	if (now != state) {
-		if (now == TAP_STATE_STARTING || now == TAP_STATE_STOPPING)
-			tap_count_skip(TAP_SKIP_STATE);
+	/* A hit while the session starts or stops is not lost data: the
+	 * script is not running yet (or any more), so it is not counted. */
+	if (now != state)
 		goto skip;
-	}
 	if (unlikely(!tap_contexts || smp_processor_id() >= (int)tap_ncontexts))
 		goto skip;
 	c = tap_contexts[smp_processor_id()];

@@ -172,6 +172,7 @@
 #include <linux/delay.h>
 #include <linux/uaccess.h>
 #include <linux/hardirq.h>
+#include <linux/sched/task_stack.h>
 #include <asm/ptrace.h>
 #endif
 
@@ -181,6 +182,9 @@
 #include "map.h"
 #include "tap_printf.h"
 #include "regex.h"
+#ifndef TAP_USER_TEST
+#include "tapset_support.h"
+#endif
 
 /* The runtime's one allocation wrapper: a test build can fail the n-th. */
 void *tap_alloc(size_t size);

@@ -1753,6 +1753,7 @@ static const char *make_source_dir(const char *hash)
 const char *translate_program(Program *prog, const char **name, const char **dir)
 {
 	Unit u = { 0 };
+	*name = *dir = NULL;
 	u.prog = prog;
 	u.e.prog = prog;
 	u.e.c_name = NAME_PLACEHOLDER;

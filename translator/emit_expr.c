@@ -1701,7 +1701,8 @@ Val ex(Body *b, Node *n)
 	case N_ENTRY:
 		return ex_entry(b, n);
 	case N_DEFINED:
-		return error_val(b, n->loc, _("internal: @defined was not decided in pass 2"));
+		return error_val(b, n->loc, _("@defined of this expression needs debug "
+					      "information to decide, which is not supported yet"));
 	case N_PROBEWRITE:
 		return val_num(0);
 	case N_PERF:

@@ -834,7 +834,7 @@ static int passes_3_to_5(Program *prog)
 		return run_module(ko);
 	}
 	/* pass 3: translate */
-	const char *name, *dir;
+	const char *name = NULL, *dir = NULL;
 	const char *c_file = translate_program(prog, &name, &dir);
 	if (dir) {
 		source_dir = dir;

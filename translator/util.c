@@ -154,7 +154,7 @@ void vec_sort(Vec *v, int (*cmp)(const void *, const void *))
 {
 	/* qsort(NULL, 0, ...) is undefined behaviour; an empty Vec has no data. */
 	if (v->len > 1)
-		vec_sort(v, cmp);
+		qsort(v->data, v->len, sizeof(void *), cmp);
 }
 
 void *vec_pop(Vec *v)

@@ -92,8 +92,10 @@ static int _tap_tp_register_one(struct _tap_tracepoint *t)
 	return ret;
 }
 
-/* A module's tracepoints came (or, at the notifier's registration, are
- * there): look for the ones still missing, and probe them. */
+/* A module's tracepoints are there (the notifier's registration calls
+ * this for every loaded module): note where the missing ones are, for
+ * _tap_tracepoints_register().  A module loaded after the start is noted
+ * too, but not probed. */
 static void _tap_tp_module_coming(struct module *mod)
 {
 #ifdef CONFIG_TRACEPOINTS

@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 Session sess;  /* diag.c reads it; main.c is not linked here */
 
@@ -60,6 +61,36 @@ static void test_vec(void)
 	CHECK(v.len == 999);
 	Vec empty = { 0 };
 	CHECK(vec_pop(&empty) == NULL);
+	vec_sort(&empty, cmp_cstr_ptr);   /* no data: must not touch it */
+
+	Vec names = { 0 };
+	vec_push(&names, "pear");
+	vec_push(&names, "apple");
+	vec_push(&names, "fig");
+	vec_sort(&names, cmp_cstr_ptr);
+	CHECK(!strcmp(vec_get(&names, 0), "apple"));
+	CHECK(!strcmp(vec_get(&names, 1), "fig"));
+	CHECK(!strcmp(vec_get(&names, 2), "pear"));
+}
+
+static void test_files(void)
+{
+	char dir[] = "/tmp/tapc-test-util-XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	const char *sub = xsprintf("%s/a/b", dir);
+	CHECK(make_dirs(sub));
+	const char *f = xsprintf("%s/file", sub);
+	CHECK(write_file_atomic(f, "hello\n", 6));
+	size_t len = 0;
+	char *text = read_whole_file(f, &len);
+	CHECK(text && len == 6 && !strcmp(text, "hello\n"));
+	CHECK(read_whole_file(xsprintf("%s/missing", dir), NULL) == NULL);
+	CHECK(edit_distance("vfs_read", "vfs_raed") == 2);
+	CHECK(edit_distance("", "abc") == 3);
+	unlink(f);
+	rmdir(sub);
+	rmdir(xsprintf("%s/a", dir));
+	rmdir(dir);
 }
 
 static void test_strbuf(void)
@@ -104,6 +135,7 @@ int main(void)
 	test_arena();
 	test_intern();
 	test_vec();
+	test_files();
 	test_strbuf();
 	test_srcfile();
 	test_version_cmp();
