@@ -21,7 +21,7 @@ autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
 make -j"$(nproc)" -s
 make -s taprun-static >/dev/null
 
-# The workload: some reads of different sizes, files, directories.
+# The workload: reads of different sizes, files, directories.
 workload='ls -lR /sys/kernel/tracing/events/syscalls >/dev/null 2>&1;
 cat /proc/kallsyms >/dev/null; find /sys/kernel/tracing/events/sched >/dev/null 2>&1;
 dd if=/dev/zero of=/dev/null bs=4096 count=300 2>/dev/null;
@@ -37,13 +37,15 @@ set +e
 if [ "$(id -u)" -eq 0 ] && [ -e /proc/modules ] &&
    [ -d "/lib/modules/$(uname -r)/build" ]; then
 	echo "== running it here, while a workload runs:"
-	echo "\$ ./tapc -c '...' scripts/demo.stp"
+	echo "\$ ./tapc -c \"\$workload\" scripts/demo.stp"
+	echo "$workload" | sed 's/^/    /'
 	./tapc -c "$workload" scripts/demo.stp
 	rc=$?
 else
 	echo "== this kernel cannot load modules here; running it in the test VM ($(
 		. scripts/vm-lib.sh; vm_release)) while a workload runs:"
-	echo "\$ scripts/run-in-vm scripts/demo.stp -- '...'"
+	echo "\$ scripts/run-in-vm scripts/demo.stp -- \"\$workload\""
+	echo "$workload" | sed 's/^/    /'
 	t0=$(date +%s)
 	scripts/run-in-vm scripts/demo.stp -- "$workload"
 	rc=$?

@@ -1213,6 +1213,17 @@ static const CtxVar *target_ctx_var(Body *b, Node *n)
 	return resolved_ctx_var(b->ep->rp, name ? name : "");
 }
 
+static void no_ctx_var(Body *b, Node *n)
+{
+	if (b->ep && b->ep->rp && b->ep->rp->needs_debuginfo)
+		emit_error_at(b->e, n->loc, _("context variable '%s' needs debug information "
+					      "of '%s', which is not supported yet"), n->name,
+			      probe_point_text(b->ep->rp->point));
+	else
+		emit_error_at(b->e, n->loc, _("context variable '%s' is not available here"),
+			      n->name);
+}
+
 /* The C pointer type a value carries, for '->' on it. */
 static const char *c_type_of(TypeScan *ts, Node *n)
 {
@@ -1340,8 +1351,7 @@ static const char *path_base(Body *b, Node *n, const char **ptype)
 	if (n->kind == N_TARGET) {
 		const CtxVar *cv = target_ctx_var(b, n);
 		if (!cv) {
-			emit_error_at(b->e, n->loc, _("context variable '%s' is not available "
-						      "here"), n->name);
+			no_ctx_var(b, n);
 			return NULL;
 		}
 		const char *x = family_ctx_expr(b->ep, cv, false);
@@ -1386,9 +1396,10 @@ static Val ex_target(Body *b, Node *n)
 	/* a plain context variable */
 	if (n->kind == N_TARGET && !n->comps.len) {
 		const CtxVar *cv = target_ctx_var(b, n);
-		if (!cv)
-			return error_val(b, n->loc, xsprintf(_("context variable '%s' is not "
-							       "available here"), n->name));
+		if (!cv) {
+			no_ctx_var(b, n);
+			return val_num(0);
+		}
 		if (cv->write_only)
 			return error_val(b, n->loc, xsprintf(_("context variable '%s' can only be "
 							       "written"), n->name));
