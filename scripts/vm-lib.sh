@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # vm-lib.sh - sourced by scripts/run-in-vm and bench/runtime: boot the
 # test VM (Debian's kernel under qemu TCG, testsuite/vm/init as /init) for a
 # few hand-made cases and get their output back.  testsuite/vm/run does the
