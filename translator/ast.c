@@ -221,14 +221,6 @@ static void put_expr(StrBuf *o, Node *n, bool top)
 		put_expr(o, n->base, false);
 		break;
 	case N_STAT:
-		sb_printf(o, "%s(", n->op);
-		put_expr(o, n->lhs, true);
-		if (n->args.len) {
-			sb_puts(o, ", ");
-			put_list(o, &n->args, 0);
-		}
-		sb_putc(o, ')');
-		break;
 	case N_HIST:
 		sb_printf(o, "%s(", n->op);
 		put_expr(o, n->lhs, true);
