@@ -844,8 +844,15 @@ static int passes_3_to_5(Program *prog)
 	if (!c_file || error_count)
 		return 1;
 	if (sess.last_pass == 3) {
-		printf("%s\n", c_file);
-		return 0;
+		/* stap -p3 shows the generated C itself; -k also keeps it */
+		size_t len;
+		char *text = read_whole_file(c_file, &len);
+		if (!text) {
+			fprintf(stderr, _("tapc: cannot read %s: %s\n"), c_file, strerror(errno));
+			return 1;
+		}
+		fwrite(text, 1, len, stdout);
+		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	/* pass 4: build (or take it from the cache by its C text) */
 	ko = build_module(c_file, name);
