@@ -165,6 +165,11 @@ const Vec *tapset_dirs(void)
 	done = true;
 	for (int i = 0; i < sess.tapset_dirs.len; i++)
 		add_dir_and_arch(&dirs, vec_get(&sess.tapset_dirs, i));
-	add_dir_and_arch(&dirs, installed_tapset_dir());
+	const char *inst = installed_tapset_dir();
+	/* Without it nearly every function is "unresolved"; say why. */
+	if (!is_dir(inst))
+		warning_plain(_("no tapset folder at %s (is tapc installed? "
+				"SYSTEMTAP_TAPSET names another)"), inst);
+	add_dir_and_arch(&dirs, inst);
 	return &dirs;
 }
