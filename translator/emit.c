@@ -463,8 +463,8 @@ static void note_hist(Emitter *e, Node *n)
 	if (s->type != want.type || s->start != want.start || s->stop != want.stop ||
 	    s->interval != want.interval)
 		emit_error_at(e, n->loc, _("'%s' is used with two different histograms "
-					   "(the other is at %s:%d)"), v->name,
-			      s->loc.file ? s->loc.file->name : "?", s->loc.line);
+					   "(the other is at %s:%d:%d)"), v->name,
+			      s->loc.file ? s->loc.file->name : "?", s->loc.line, s->loc.col);
 }
 
 static void note_variance(Emitter *e, Node *n)

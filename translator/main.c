@@ -640,8 +640,8 @@ static void explain_no_run(const char *why)
 	fprintf(stderr, _("tapc: cannot run the script here: %s\n"), why);
 	fprintf(stderr, _("tapc: build it with 'tapc -p4 -r RELEASE -m NAME ...' and run "
 			  "'taprun NAME.ko' on a machine whose kernel can load modules,\n"
-			  "      or run it in the test VM (testsuite/vm/run, cases in "
-			  "testsuite/run/)\n"));
+			  "      or, from a tapc checkout, in the test VM: "
+			  "'scripts/run-in-vm SCRIPT.stp [-- COMMAND]'\n"));
 }
 
 static bool is_exec_file(const char *p)
