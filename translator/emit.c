@@ -1365,6 +1365,7 @@ static void write_limits(Emitter *e)
 	emit(e, "#include <linux/moduleparam.h>");
 	emit(e, "#include <linux/kernel.h>");
 	emit(e, "#include \"runtime/tap.h\"");
+	emit(e, "#include \"tap_structs.h\"  /* headers the compiler asked for (pass 4) */");
 	emit_blank(e);
 	emit(e, "/* The embedded-C API (runtime/TAPSET-API.md) */");
 	emit(e, "#define CONTEXT c");
@@ -1728,21 +1729,15 @@ static char *replace_placeholder(const char *text, const char *name, size_t *len
 	return sb.data;
 }
 
-/* A folder of our own for the C file: $TMPDIR/tapc-UID-HASH, reused when
- * it is already ours (a folder kept with -k), else a fresh random one. */
+/* A folder of our own for the C file, $TMPDIR/tapc-HASH-XXXXXX: a fresh
+ * one per run, so runs of the same script at the same time (or one that
+ * removes its folder while another writes) never share it. */
 static const char *make_source_dir(const char *hash)
 {
 	const char *t = getenv("TMPDIR");
 	if (!t || !*t)
 		t = "/tmp";
-	const char *d = xsprintf("%s/tapc-%u-%s", t, (unsigned)getuid(), hash);
-	struct stat st;
-	if (mkdir(d, 0700) == 0)
-		return d;
-	if (errno == EEXIST && lstat(d, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    st.st_uid == getuid() && (st.st_mode & 077) == 0)
-		return d;
-	char *r = xsprintf("%s/tapcXXXXXX", t);
+	char *r = xsprintf("%s/tapc-%s-XXXXXX", t, hash);
 	if (!mkdtemp(r)) {
 		error_plain(_("cannot make a build folder in %s: %s"), t, strerror(errno));
 		return NULL;

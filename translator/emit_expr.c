@@ -11,6 +11,7 @@
  * the kernel stack, and are reused from one statement to the next.
  */
 #include "emit_priv.h"
+#include "passes.h"
 
 #include <string.h>
 
@@ -1132,6 +1133,19 @@ static bool cast_headers(Emitter *e, Node *n, const char *module)
 	return true;
 }
 
+/* The header of the target kernel that defines the struct ctype points
+ * to (kheaders.c), so a path can follow its members; pass 4 adds the
+ * headers of deeper steps. */
+static void include_struct_of(Emitter *e, const char *ctype)
+{
+	const char *h = kernel_struct_header(struct_name_of(ctype));
+	if (!h)
+		return;
+	const char *inc = xsprintf("#include <%s>\n", h);
+	if (!strstr(sb_cstr(&e->decls), inc))
+		sb_puts(&e->decls, inc);
+}
+
 typedef struct TypeScan {
 	Body *b;
 	Vec visiting;
@@ -1367,12 +1381,15 @@ static const char *path_base(Body *b, Node *n, const char **ptype)
 			return NULL;
 		}
 		*ptype = cv->ctype;
+		include_struct_of(b->e, cv->ctype);
 		return xsprintf("(unsigned long)(%s)", x);
 	}
 	if (n->kind == N_CAST) {
 		if (!cast_headers(b->e, n, n->module))
 			return NULL;
 		*ptype = xsprintf("%s *", cast_type(n->str ? n->str : "void"));
+		if (!n->module || !strchr(n->module, '<'))
+			include_struct_of(b->e, *ptype);
 	} else {
 		TypeScan ts = { b, { 0 } };
 		*ptype = c_type_of(&ts, n->lhs);

@@ -93,6 +93,8 @@ bool target_is_running_kernel(void);
  * NULL.  Several folders may hold headers (Debian's -common split), so
  * this returns them in search order. */
 const Vec *kernel_header_dirs(void);
+/* The kernel tree's arch/ folder name for the target: "x86" for x86_64. */
+const char *kernel_arch_dir(void);
 
 /* ---- pass 3: the code generators (emit_*.c) ----
  *

@@ -289,6 +289,14 @@ static bool is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+const char *kernel_arch_dir(void)
+{
+	const char *a = target_arch();
+	if (!strcmp(a, "x86_64") || !strcmp(a, "i386"))
+		return "x86";
+	return a;
+}
+
 const Vec *kernel_header_dirs(void)
 {
 	static Vec dirs;

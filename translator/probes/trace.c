@@ -460,14 +460,6 @@ static bool scan_dir(const char *dir)
 	return files.len > 0;
 }
 
-static const char *arch_dir(void)
-{
-	const char *a = target_arch();
-	if (!strcmp(a, "x86_64") || !strcmp(a, "i386"))
-		return "x86";
-	return a;
-}
-
 /* The running kernel's tracefs events folder, or NULL. */
 static const char *tracefs_events(void)
 {
@@ -530,7 +522,7 @@ static void load_events(void)
 	for (int i = 0; i < dirs->len; i++) {
 		const char *d = dirs->data[i];
 		headers |= scan_dir(xsprintf("%s/include/trace/events", d));
-		headers |= scan_dir(xsprintf("%s/arch/%s/include/asm/trace", d, arch_dir()));
+		headers |= scan_dir(xsprintf("%s/arch/%s/include/asm/trace", d, kernel_arch_dir()));
 	}
 	have_source = headers;
 	const char *tfs = target_is_running_kernel() ? tracefs_events() : NULL;
