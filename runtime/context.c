@@ -8,7 +8,10 @@
 #define TAP_FRAME_SIZE 16	/* a module without locals */
 #endif
 
-atomic_t tap_skipped_lock = ATOMIC_INIT(0);
+/* Probes skipped while the script runs (re-entry, lock timeouts), for
+ * MAXSKIPPED; the message about it is given once. */
+atomic_t tap_skipped_running = ATOMIC_INIT(0);
+static atomic_t tap_skipped_reported = ATOMIC_INIT(0);
 atomic_t tap_error_count = ATOMIC_INIT(0);
 bool tap_suppress_errors;
 u32 tap_max_map_entries;
@@ -108,6 +111,8 @@ struct tap_context *tap_context_enter(const char *probe_point, int state)
 	c = tap_contexts[smp_processor_id()];
 	if (atomic_cmpxchg(&c->busy, 0, 1) != 0) {
 		tap_count_skip(TAP_SKIP_REENTRANT);
+		if (state == TAP_STATE_RUNNING)
+			atomic_inc(&tap_skipped_running);
 		goto skip;
 	}
 	c->state = state;
@@ -164,6 +169,14 @@ static void tap_report_error(struct tap_context *c)
 void tap_context_exit(struct tap_context *c)
 {
 	tap_commit();	/* this handler's output as one record */
+	/* More probes skipped (on any CPU) than MAXSKIPPED: an error that
+	 * stops the script, reported by the first handler to end after it. */
+	if (unlikely(atomic_read(&tap_skipped_running) > MAXSKIPPED) &&
+	    c->state == TAP_STATE_RUNNING && !c->last_error && !tap_suppress_errors &&
+	    atomic_cmpxchg(&tap_skipped_reported, 0, 1) == 0) {
+		c->last_stmt = NULL;
+		tap_error(c, "Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.");
+	}
 	if (c->last_error && !c->aborted)
 		tap_report_error(c);
 	atomic_set(&c->busy, 0);
@@ -222,11 +235,8 @@ int tap_lock_globals(struct tap_context *c, const struct tap_lock_req *req, int 
 		if (!tap_trylock_one(&req[i])) {
 			tap_unlock_n(req, i);
 			tap_count_skip(TAP_SKIP_LOCK);
-			if (atomic_inc_return(&tap_skipped_lock) > MAXSKIPPED &&
-			    !tap_suppress_errors) {
-				tap_error(c, "Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.");
-			}
-			return -EBUSY;
+			atomic_inc(&tap_skipped_running);
+			return -EBUSY;	/* tap_context_exit checks MAXSKIPPED */
 		}
 	}
 	c->locks_held = 1;

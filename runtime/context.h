@@ -75,7 +75,7 @@ struct tap_context {
 };
 
 /* Counted here for MAXERRORS/MAXSKIPPED; the transport counts for DONE. */
-extern atomic_t tap_skipped_lock;
+extern atomic_t tap_skipped_running;
 extern atomic_t tap_error_count;
 extern bool tap_suppress_errors;	/* --suppress-handler-errors */
 extern u32 tap_max_map_entries;		/* largest map, sizes iter_scratch */

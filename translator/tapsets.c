@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define INDEX_MAGIC "tapc-tapset-index 1"
@@ -442,6 +443,31 @@ static void list_dir(const char *dir, Vec *seen, bool *changed)
 	}
 }
 
+/* Each tapset path has its own index (a checkout, a test clone, -I
+ * folders), so they pile up: when a new one is made, the others not
+ * rewritten for 30 days go (one still in use is only rescanned). */
+static void prune_old_indexes(const char *keep)
+{
+	const char *dir = user_cache_dir();
+	DIR *d = dir ? opendir(dir) : NULL;
+	if (!d)
+		return;
+	time_t now = time(NULL);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "tapset-index-", 13))
+			continue;
+		const char *p = xsprintf("%s/%s", dir, de->d_name);
+		struct stat st;
+		if (keep && !strcmp(p, keep))
+			continue;
+		if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+		    now - st.st_mtime > 30 * 24 * 3600)
+			unlink(p);
+	}
+	closedir(d);
+}
+
 static void build_index(void)
 {
 	if (index_ready)
@@ -470,6 +496,8 @@ static void build_index(void)
 		for (int j = 0; j < fi->aliases.len; j++)
 			map_add(&alias_map, vec_get(&fi->aliases, j), (void *)fi->path);
 	}
+	if (changed && !cached.len)
+		prune_old_indexes(cpath);
 	if (changed)
 		write_cache(cpath);
 	verbose(2, "tapset index: %d files, %zu functions, %zu aliases%s\n",
