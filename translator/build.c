@@ -245,18 +245,9 @@ const char *runtime_source_dir(void)
 	const char *env = getenv("SYSTEMTAP_RUNTIME");
 	if (env && *env)
 		return dir = env;
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			const char *d = xsprintf("%s/runtime", exe);
-			if (is_dir(d))
-				return dir = d;
-		}
-	}
+	const char *self = self_dir();
+	if (self && is_dir(xsprintf("%s/runtime", self)))
+		return dir = xsprintf("%s/runtime", self);
 	return dir = PKGDATADIR "/runtime";
 }
 

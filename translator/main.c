@@ -657,20 +657,14 @@ static const char *find_taprun(void)
 	const char *env = getenv("TAPC_TAPRUN");
 	if (env && *env)
 		return env;
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n > 0) {
-		self[n] = 0;
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			*slash = 0;
-			const char *a = xsprintf("%s/taprun", self);
-			if (is_exec_file(a))
-				return a;
-			const char *b = xsprintf("%s/taprun/taprun", self);
-			if (is_exec_file(b))
-				return b;
-		}
+	const char *self = self_dir();
+	if (self) {
+		const char *a = xsprintf("%s/taprun", self);
+		if (is_exec_file(a))
+			return a;
+		const char *b = xsprintf("%s/taprun/taprun", self);
+		if (is_exec_file(b))
+			return b;
 	}
 	const char *path = getenv("PATH");
 	for (const char *p = path ? path : ""; *p;) {

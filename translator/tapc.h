@@ -97,6 +97,10 @@ bool make_dirs(const char *path);
 /* $XDG_CACHE_HOME/tapc or ~/.cache/tapc (not created), NULL without a
  * home folder. */
 const char *user_cache_dir(void);
+/* The folder holding the running tapc binary (from /proc/self/exe), NULL
+ * when it cannot be told: an uninstalled build finds tapsets/, runtime/
+ * and taprun/ beside it. */
+const char *self_dir(void);
 extern const Loc NOLOC;
 
 /* ---- diagnostics ----

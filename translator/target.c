@@ -133,18 +133,9 @@ static const char *installed_tapset_dir(void)
 	const char *env = getenv("SYSTEMTAP_TAPSET");
 	if (env && *env)
 		return env;
-	char exe[4096];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = 0;
-			const char *d = xsprintf("%s/tapsets", exe);
-			if (is_dir(d))
-				return d;
-		}
-	}
+	const char *self = self_dir();
+	if (self && is_dir(xsprintf("%s/tapsets", self)))
+		return xsprintf("%s/tapsets", self);
 	return PKGDATADIR "/tapsets";
 }
 

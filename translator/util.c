@@ -391,3 +391,21 @@ const char *user_cache_dir(void)
 	}
 	return dir = home ? xsprintf("%s/.cache/tapc", home) : NULL;
 }
+
+const char *self_dir(void)
+{
+	static const char *dir;
+	static bool done;
+	if (done)
+		return dir;
+	done = true;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = 0;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	return dir = xstrndup(exe, slash == exe ? 1 : (size_t)(slash - exe));
+}
