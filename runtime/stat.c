@@ -94,11 +94,18 @@ void tap_stat_data_add(const struct tap_hist_spec *spec, struct tap_stat_data *d
 		d->hist[tap_hist_bucket_of(spec, v)]++;
 }
 
-/* Combine two partials (Chan et al.'s pairwise form of Welford). */
+/*
+ * Combine two partials.  The m2 of each stays as it is; what the
+ * difference between its running mean a_i and the mean of all values
+ * adds (n_i (a_i - A)^2, Chan et al.) is summed at extraction, when A is
+ * known: here only sum n_i (a_i - r) and sum n_i (a_i - r)^2 are kept,
+ * about a reference r (the first partial's mean), which keeps the squares
+ * as small as the variance itself.
+ */
 void tap_stat_data_merge(const struct tap_hist_spec *spec, struct tap_stat_data *agg,
 			 const struct tap_stat_data *d)
 {
-	int64_t n, delta;
+	int64_t delta;
 	int i;
 
 	if (d->count == 0)
@@ -107,13 +114,13 @@ void tap_stat_data_merge(const struct tap_hist_spec *spec, struct tap_stat_data 
 		memcpy(agg, d, tap_stat_data_size(spec));
 		return;
 	}
-	n = agg->count + d->count;
 	delta = tap_sub(d->avg_s, agg->avg_s);
-	agg->m2 = tap_add(tap_add(agg->m2, d->m2),
-			  div64_s64(tap_mul(tap_mul(delta, delta),
-					    tap_mul(agg->count, d->count)), n));
-	agg->avg_s = tap_add(agg->avg_s, div64_s64(tap_mul(delta, d->count), n));
-	agg->count = n;
+	agg->s2 = tap_add(tap_add(agg->s2, d->s2),
+			  tap_add(tap_mul(tap_mul(2, delta), d->t1),
+				  tap_mul(d->count, tap_mul(delta, delta))));
+	agg->t1 = tap_add(tap_add(agg->t1, d->t1), tap_mul(d->count, delta));
+	agg->m2 = tap_add(agg->m2, d->m2);
+	agg->count += d->count;
 	agg->sum = tap_add(agg->sum, d->sum);
 	if (d->min < agg->min)
 		agg->min = d->min;
@@ -121,6 +128,24 @@ void tap_stat_data_merge(const struct tap_hist_spec *spec, struct tap_stat_data 
 		agg->max = d->max;
 	for (i = 0; i < spec->buckets; i++)
 		agg->hist[i] += d->hist[i];
+}
+
+/*
+ * The sum of squared deviations: every partial's m2 plus n_i (a_i - A)^2,
+ * A being (sum << shift) / count.  A running mean in integers lags (1..5
+ * keeps a mean of 1), and this term puts back what that lag left out, so
+ * 1..5 gives a variance of 12 with shift 0 and 2 with shift 1, the
+ * figures stap's manual shows.
+ */
+static int64_t tap_stat_m2(const struct tap_hist_spec *spec, const struct tap_stat_data *d)
+{
+	int64_t mean = div64_s64(tap_shl(d->sum, spec->var_shift), d->count);
+	int64_t e = tap_sub(mean, d->avg_s);
+
+	/* sum n_i (a_i - A)^2 = s2 - 2 e t1 + n e^2, with e = A - r */
+	return tap_add(tap_add(d->m2, d->s2),
+		       tap_sub(tap_mul(d->count, tap_mul(e, e)),
+			       tap_mul(tap_mul(2, e), d->t1)));
 }
 
 struct tap_stat *tap_stat_create(const struct tap_hist_spec *spec)
@@ -187,8 +212,9 @@ void tap_stat_clear(struct tap_stat *s)
 
 /*
  * @count and @sum of nothing are 0; the others are an error, as in stap.
- * @variance divides m2 by n - 1, then removes the scaling 2^shift twice
- * (each a truncating division); one sample has variance 0.
+ * @variance divides the sum of squared deviations (tap_stat_m2) by n - 1,
+ * then removes the scaling 2^shift twice (each a truncating division); one
+ * sample has variance 0.
  */
 int tap_stat_extract(struct tap_context *c, const struct tap_hist_spec *spec,
 		     const struct tap_stat_data *d, int op, int64_t *out)
@@ -222,7 +248,7 @@ int tap_stat_extract(struct tap_context *c, const struct tap_hist_spec *spec,
 			*out = 0;
 			return 0;
 		}
-		v = div64_s64(d->m2, d->count - 1);
+		v = div64_s64(tap_stat_m2(spec, d), d->count - 1);
 		v = div64_s64(v, (int64_t)1 << spec->var_shift);
 		*out = div64_s64(v, (int64_t)1 << spec->var_shift);
 		return 0;

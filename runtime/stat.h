@@ -23,8 +23,11 @@ struct tap_hist_spec {
 
 struct tap_stat_data {
 	int64_t count, sum, min, max;
-	int64_t avg_s;		/* mean << var_shift */
+	int64_t avg_s;		/* mean << var_shift (a merged one: the reference r) */
 	int64_t m2;		/* sum of squared deviations, scaled by 4^shift */
+	/* merged partials only: sum of n_i (a_i - r) and of n_i (a_i - r)^2
+	 * over their running means a_i; 0 in a CPU's own partial */
+	int64_t t1, s2;
 	int64_t hist[];
 };
 
