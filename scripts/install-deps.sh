@@ -10,8 +10,8 @@
 #            headers (6.1.0-56-amd64, the release the tests expect, when the
 #            archive still has it; else the current linux-image-amd64),
 #            cpio, kmod, xz-utils, zstd
-#   --test   --vm, plus clang for the fuzz target and the 6.12 headers the
-#            kbuild-6.12 group builds every run-test against
+#   --test   --vm, plus clang for the fuzz target and the 6.12 kernel
+#            (image and headers) the vm-6.12 group runs every case in
 #   --bench  --vm, plus time and hyperfine
 set -eu
 
@@ -27,7 +27,8 @@ for a in "$@"; do
 	case "$a" in
 	--vm) vm=1 ;;
 	--test) vm=1; pkgs+=(clang libclang-rt-14-dev)
-		optional+=(linux-headers-6.12.107+deb12-amd64) ;;
+		optional+=(linux-headers-6.12.107+deb12-amd64
+			   linux-image-6.12.107+deb12-amd64) ;;
 	--bench) vm=1; pkgs+=(time hyperfine) ;;
 	-h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "install-deps.sh: unknown option $a" >&2; exit 2 ;;
