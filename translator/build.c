@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,16 +173,6 @@ static bool copy_file(const char *from, const char *to)
 	return data && write_file_atomic(to, data, len);
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	remove(path);
-	return 0;
-}
-
-static void remove_tree(const char *path)
-{
-	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-}
 
 /* Names in DIR that start with PREFIX and end with SUFFIX, sorted. */
 static Vec list_dir(const char *dir, const char *prefix, const char *suffix)
@@ -221,12 +210,14 @@ static const char *make_tmpdir(const char *stem)
 			    strerror(errno));
 		return NULL;
 	}
+	temp_dir_add(d);
 	return d;
 }
 
 /* Remove a build folder, or with -k say where it stays. */
 static void finish_tmpdir(const char *dir)
 {
+	temp_dir_forget(dir);
 	if (sess.keep_tmpdir)
 		fprintf(stderr, _("Keeping temporary folder \"%s\"\n"), dir);
 	else
@@ -721,6 +712,7 @@ static const char *run_feature_probes(const char *fdir, Vec *probes)
 		if (!text || !write_file(xsprintf("%s/%s", dir, name), text)) {
 			error_plain(_("cannot copy feature probe %s/%s: %s"), fdir, name,
 				    strerror(errno));
+			temp_dir_forget(dir);
 			remove_tree(dir);
 			return NULL;
 		}
@@ -732,6 +724,7 @@ static const char *run_feature_probes(const char *fdir, Vec *probes)
 	sb_putc(&kb, '\n');
 	if (!write_file(xsprintf("%s/Kbuild", dir), sb_cstr(&kb))) {
 		error_plain(_("cannot write %s/Kbuild: %s"), dir, strerror(errno));
+		temp_dir_forget(dir);
 		remove_tree(dir);
 		return NULL;
 	}
@@ -988,6 +981,7 @@ const char *build_module(const char *c_file, const char *module_name)
 	if (!cached && !sess.module_name && result) {
 		/* Nowhere else holds the module: its folder stays. */
 		verbose(1, _("Pass 4: module kept in %s\n"), dir);
+		temp_dir_forget(dir);
 		return result;
 	}
 	finish_tmpdir(dir);

@@ -1742,6 +1742,7 @@ static const char *make_source_dir(const char *hash)
 		error_plain(_("cannot make a build folder in %s: %s"), t, strerror(errno));
 		return NULL;
 	}
+	temp_dir_add(r);
 	return r;
 }
 

@@ -4,7 +4,6 @@
 #include "emit.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <getopt.h>
 #include <locale.h>
@@ -596,23 +595,15 @@ static void parse_user_scripts(Vec *files)
 
 static const char *source_dir;   /* pass 3's folder: removed at exit unless -k */
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 static void finish_source_dir(void)
 {
 	if (!source_dir)
 		return;
+	temp_dir_forget(source_dir);
 	if (sess.keep_tmpdir)
 		fprintf(stderr, _("Keeping temporary folder \"%s\"\n"), source_dir);
 	else
-		nftw(source_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(source_dir);
 	source_dir = NULL;
 }
 
@@ -873,6 +864,7 @@ int main(int argc, char **argv)
 	textdomain(PACKAGE);
 
 	parse_options(argc, argv);
+	temp_dirs_on_signals();   /* ^C during passes 1-4 leaves no folder behind */
 	pass_start = now_ms();
 	target_init();
 

@@ -101,6 +101,14 @@ const char *user_cache_dir(void);
  * when it cannot be told: an uninstalled build finds tapsets/, runtime/
  * and taprun/ beside it. */
 const char *self_dir(void);
+/* rm -rf PATH (symbolic links are removed, not followed). */
+void remove_tree(const char *path);
+/* Temporary folders a signal (^C, TERM, HUP) must not leave behind: the
+ * handler temp_dirs_on_signals() installs removes those added and not
+ * forgotten (unless -k), then dies of the signal. */
+void temp_dir_add(const char *dir);
+void temp_dir_forget(const char *dir);
+void temp_dirs_on_signals(void);
 extern const Loc NOLOC;
 
 /* ---- diagnostics ----

@@ -2,6 +2,8 @@
 #include "tapc.h"
 
 #include <errno.h>
+#include <ftw.h>
+#include <signal.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -408,4 +410,55 @@ const char *self_dir(void)
 	if (!slash)
 		return NULL;
 	return dir = xstrndup(exe, slash == exe ? 1 : (size_t)(slash - exe));
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void remove_tree(const char *path)
+{
+	nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* At most a few at a time: pass 3's folder, a build and a feature-probe
+ * folder.  Plain stores, read by the handler. */
+static const char *volatile temp_dirs[8];
+
+void temp_dir_add(const char *dir)
+{
+	for (size_t i = 0; i < sizeof temp_dirs / sizeof temp_dirs[0]; i++)
+		if (!temp_dirs[i]) {
+			temp_dirs[i] = dir;
+			return;
+		}
+}
+
+void temp_dir_forget(const char *dir)
+{
+	for (size_t i = 0; i < sizeof temp_dirs / sizeof temp_dirs[0]; i++)
+		if (temp_dirs[i] == dir)
+			temp_dirs[i] = NULL;
+}
+
+static void on_fatal_signal(int sig)
+{
+	if (!sess.keep_tmpdir)
+		for (size_t i = 0; i < sizeof temp_dirs / sizeof temp_dirs[0]; i++)
+			if (temp_dirs[i])
+				remove_tree(temp_dirs[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void temp_dirs_on_signals(void)
+{
+	signal(SIGINT, on_fatal_signal);
+	signal(SIGTERM, on_fatal_signal);
+	signal(SIGHUP, on_fatal_signal);
 }
