@@ -1574,6 +1574,16 @@ static void check_node(Node **slot, void *ctx)
 	case N_AUTOCAST:
 		check_autocast(ck, n);
 		break;
+	case N_ATVAR:
+		/* @var("name") without a CU or module is another way to write
+		 * $name (stapprobes); it stays @var when it names a global of
+		 * a compilation unit, which needs debug information. */
+		if (n->str && !n->module && !strchr(n->str, '@')) {
+			n->kind = N_TARGET;
+			n->name = intern(xsprintf("$%s", n->str));
+			check_target(ck, n, false);
+		}
+		break;
 	case N_TARGET:
 		check_target(ck, n, false);
 		break;
