@@ -1,9 +1,9 @@
 # shellcheck shell=bash
-# vm-lib.sh - sourced by scripts/run-in-vm and bench/runtime: boot the
-# test VM (Debian's kernel under qemu TCG, testsuite/vm/init as /init) for a
-# few hand-made cases and get their output back.  testsuite/vm/run does the
-# same for the test suite; the layout of a case and of the serial output is
-# the one testsuite/vm/init documents.
+# vm-lib.sh - sourced by scripts/run-in-vm, bench/runtime and
+# testsuite/vm/run: boot the test VM (Debian's kernel under qemu TCG,
+# testsuite/vm/init as /init) with a few cases and get their output back.
+# The layout of a case and of the serial output is the one
+# testsuite/vm/init documents.
 #
 # Needs $top (the checkout).  Functions:
 #   vm_release             the kernel to boot: $VM_RELEASE, else 6.1.0-56-amd64,
@@ -17,7 +17,12 @@
 #                          modules, timeout), workloads from OUT/workloads;
 #                          leaves OUT/console.log and OUT/cases/NAME.{stdout,
 #                          stderr,dmesg,end}
+#   vm_split_cases RAW DIR the case channel split into DIR/NAME.{stdout,
+#                          stderr,dmesg,end} (vm_boot does it)
 #   vm_field KEY ENDFILE   a field (status, problems, ...) of a case's END line
+#   vm_is_static PROGRAM   true for an executable without an ELF interpreter
+#   vm_kernel RELEASE      the image to boot (the extracted vmlinux)
+#   vm_quote WORD          WORD quoted for the guest's sh
 
 vm_default_release=6.1.0-56-amd64
 
@@ -131,14 +136,21 @@ vm_boot() {
 		-serial "file:$o/console.log" -serial "file:$o/cases.raw" \
 		</dev/null >"$o/qemu.log" 2>&1
 	[ $? -ne 124 ] || echo "the VM did not power off within $limit s (killed)" >&2
-	tr -d '\r' <"$o/cases.raw" | awk -v dir="$o/cases" '
+	vm_split_cases "$o/cases.raw" "$o/cases"
+}
+
+# The case channel RAW (ttyS1) into DIR/NAME.{stdout,stderr,dmesg,end},
+# the other markers (BOOT, DONE) into DIR/vm.markers.
+vm_split_cases() {
+	local raw=$1 dir=$2 f
+	tr -d '\r' <"$raw" | awk -v dir="$dir" '
 		/^@@TAPC-VM BEGIN / { name = $3; file = ""; next }
 		/^@@TAPC-VM SECTION / { file = dir "/" name "." $3 ".b64"; printf "" > file; next }
 		/^@@TAPC-VM END / { print > (dir "/" name ".end"); file = ""; next }
-		/^@@TAPC-VM / { next }
+		/^@@TAPC-VM / { print > (dir "/vm.markers"); next }
 		file != "" { print >> file }
 	'
-	for f in "$o"/cases/*.b64; do
+	for f in "$dir"/*.b64; do
 		[ -e "$f" ] || continue
 		base64 -d <"$f" >"${f%.b64}" 2>/dev/null || echo "(output was cut off)" >>"${f%.b64}"
 		rm -f "$f"
