@@ -10,7 +10,7 @@
 
 /* Probes skipped while the script runs (re-entry, lock timeouts), for
  * MAXSKIPPED; the message about it is given once. */
-atomic_t tap_skipped_running = ATOMIC_INIT(0);
+static atomic_t tap_skipped_running = ATOMIC_INIT(0);
 static atomic_t tap_skipped_reported = ATOMIC_INIT(0);
 atomic_t tap_error_count = ATOMIC_INIT(0);
 bool tap_suppress_errors;

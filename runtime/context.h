@@ -74,8 +74,7 @@ struct tap_context {
 	char report_buf[2 * MAXSTRINGLEN];
 };
 
-/* Counted here for MAXERRORS/MAXSKIPPED; the transport counts for DONE. */
-extern atomic_t tap_skipped_running;
+/* Counted here for MAXERRORS; the transport counts for DONE. */
 extern atomic_t tap_error_count;
 extern bool tap_suppress_errors;	/* --suppress-handler-errors */
 extern u32 tap_max_map_entries;		/* largest map, sizes iter_scratch */

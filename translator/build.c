@@ -132,12 +132,6 @@ static void hash_str(Sha256 *s, const char *str)
 
 /* ================= files and folders ================= */
 
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static bool is_file(const char *p)
 {
 	struct stat st;
@@ -173,7 +167,6 @@ static bool copy_file(const char *from, const char *to)
 	return data && write_file_atomic(to, data, len);
 }
 
-
 /* Names in DIR that start with PREFIX and end with SUFFIX, sorted. */
 static Vec list_dir(const char *dir, const char *prefix, const char *suffix)
 {
@@ -194,24 +187,6 @@ static Vec list_dir(const char *dir, const char *prefix, const char *suffix)
 	if (v.len)
 		vec_sort(&v, cmp_cstr_ptr);
 	return v;
-}
-
-static const char *tmp_root(void)
-{
-	const char *t = getenv("TMPDIR");
-	return t && *t ? t : "/tmp";
-}
-
-static const char *make_tmpdir(const char *stem)
-{
-	char *d = xsprintf("%s/%sXXXXXX", tmp_root(), stem);
-	if (!mkdtemp(d)) {
-		error_plain(_("cannot make a build folder in %s: %s"), tmp_root(),
-			    strerror(errno));
-		return NULL;
-	}
-	temp_dir_add(d);
-	return d;
 }
 
 /* Remove a build folder, or with -k say where it stays. */
@@ -236,9 +211,9 @@ const char *runtime_source_dir(void)
 	const char *env = getenv("SYSTEMTAP_RUNTIME");
 	if (env && *env)
 		return dir = env;
-	const char *self = self_dir();
-	if (self && is_dir(xsprintf("%s/runtime", self)))
-		return dir = xsprintf("%s/runtime", self);
+	const char *beside = self_dir() ? xsprintf("%s/runtime", self_dir()) : NULL;
+	if (beside && is_dir(beside))
+		return dir = beside;
 	return dir = PKGDATADIR "/runtime";
 }
 
@@ -694,7 +669,7 @@ static const char *features_key(const char *fdir, Vec *probes)
  * would only warn counts as missing. */
 static const char *run_feature_probes(const char *fdir, Vec *probes)
 {
-	const char *dir = make_tmpdir("tapc-features");
+	const char *dir = make_temp_dir("tapc-features");
 	if (!dir)
 		return NULL;
 	StrBuf kb = { 0 }, hdr = { 0 }, log = { 0 };
@@ -799,7 +774,7 @@ const char *build_features_header(void)
 	if (cdir && write_file_atomic(xsprintf("%s/%s.h", cdir, key), text, strlen(text)))
 		return path = xsprintf("%s/%s.h", cdir, key);
 	/* no cache: a private copy for this run */
-	const char *dir = make_tmpdir("tapc-features");
+	const char *dir = make_temp_dir("tapc-features");
 	if (!dir)
 		return NULL;
 	const char *p = xsprintf("%s/tap_features.h", dir);
@@ -850,8 +825,10 @@ static const char *kbuild_text(const char *dir, const char *module_name)
  * header the kernel tree has (kheaders.c): a path of the script steps
  * through them.  Adds their #include lines to the build folder's
  * tap_structs.h, which the generated C includes; false when there is
- * nothing new to add. */
-static bool add_struct_headers(const char *dir, const char *log, StrBuf *incs)
+ * nothing new to add (a header the C text or an earlier round included
+ * already defines the struct only under a configuration it lacks). */
+static bool add_struct_headers(const char *dir, const char *c_text, const char *log,
+			       StrBuf *incs)
 {
 	/* kbuild unexports LC_ALL, so the quotes are ASCII or UTF-8 ones */
 	static const char *const marks[] = { "undefined type ", "incomplete type " };
@@ -873,7 +850,7 @@ static bool add_struct_headers(const char *dir, const char *log, StrBuf *incs)
 			if (!h)
 				continue;
 			const char *inc = xsprintf("#include <%s>\n", h);
-			if (strstr(sb_cstr(incs), inc))
+			if (strstr(sb_cstr(incs), inc) || strstr(c_text, inc))
 				continue;
 			sb_puts(incs, inc);
 			added = true;
@@ -938,7 +915,7 @@ const char *build_module(const char *c_file, const char *module_name)
 	const char *features = build_features_header();
 	if (!features)
 		return NULL;
-	const char *dir = make_tmpdir("tapc");
+	const char *dir = make_temp_dir("tapc");
 	if (!dir)
 		return NULL;
 	if (!prepare_build_dir(dir, text, len, module_name, features)) {
@@ -951,7 +928,7 @@ const char *build_module(const char *c_file, const char *module_name)
 	const char *ko = xsprintf("%s/%s.ko", dir, module_name);
 	StrBuf incs = { 0 };
 	for (int round = 0; round < 4 && st > 0 && !is_file(ko); round++) {
-		if (!add_struct_headers(dir, sb_cstr(&log), &incs))
+		if (!add_struct_headers(dir, text, sb_cstr(&log), &incs))
 			break;
 		verbose(2, _("Pass 4: building again with the struct headers:\n%s"),
 			sb_cstr(&incs));

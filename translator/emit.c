@@ -1729,23 +1729,6 @@ static char *replace_placeholder(const char *text, const char *name, size_t *len
 	return sb.data;
 }
 
-/* A folder of our own for the C file, $TMPDIR/tapc-HASH-XXXXXX: a fresh
- * one per run, so runs of the same script at the same time (or one that
- * removes its folder while another writes) never share it. */
-static const char *make_source_dir(const char *hash)
-{
-	const char *t = getenv("TMPDIR");
-	if (!t || !*t)
-		t = "/tmp";
-	char *r = xsprintf("%s/tapc-%s-XXXXXX", t, hash);
-	if (!mkdtemp(r)) {
-		error_plain(_("cannot make a build folder in %s: %s"), t, strerror(errno));
-		return NULL;
-	}
-	temp_dir_add(r);
-	return r;
-}
-
 const char *translate_program(Program *prog, const char **name, const char **dir)
 {
 	Unit u = { 0 };
@@ -1778,7 +1761,9 @@ const char *translate_program(Program *prog, const char **name, const char **dir
 	size_t len;
 	char *text = replace_placeholder(sb_cstr(&file), *name, &len);
 	sb_free(&file);
-	*dir = make_source_dir(hash);
+	/* a fresh folder per run, $TMPDIR/tapc-HASH-XXXXXX: runs of the same
+	 * script at the same time never share one */
+	*dir = make_temp_dir(xsprintf("tapc-%s-", hash));
 	if (!*dir)
 		return NULL;
 	const char *path = xsprintf("%s/%s.c", *dir, *name);

@@ -1110,6 +1110,14 @@ static const char *cast_type(const char *s)
 	return xsprintf("struct %s", s);
 }
 
+/* #include <header> among the declarations, once. */
+static void include_header(Emitter *e, const char *header)
+{
+	const char *inc = xsprintf("#include <%s>\n", header);
+	if (!strstr(sb_cstr(&e->decls), inc))
+		sb_puts(&e->decls, inc);
+}
+
 /* "kernel<linux/sched.h><linux/fs.h>": include the headers it names.
  * A module without "kernel" names a user-space program or header, whose
  * types only its debug information knows. */
@@ -1125,9 +1133,7 @@ static bool cast_headers(Emitter *e, Node *n, const char *module)
 		const char *end = strchr(p, '>');
 		if (!end)
 			break;
-		const char *inc = xsprintf("#include <%.*s>\n", (int)(end - p - 1), p + 1);
-		if (!strstr(sb_cstr(&e->decls), inc))
-			sb_puts(&e->decls, inc);
+		include_header(e, xstrndup(p + 1, end - p - 1));
 		p = end;
 	}
 	return true;
@@ -1139,11 +1145,8 @@ static bool cast_headers(Emitter *e, Node *n, const char *module)
 static void include_struct_of(Emitter *e, const char *ctype)
 {
 	const char *h = kernel_struct_header(struct_name_of(ctype));
-	if (!h)
-		return;
-	const char *inc = xsprintf("#include <%s>\n", h);
-	if (!strstr(sb_cstr(&e->decls), inc))
-		sb_puts(&e->decls, inc);
+	if (h)
+		include_header(e, h);
 }
 
 typedef struct TypeScan {

@@ -15,7 +15,6 @@
  * change times of their include folders.
  */
 #include "tapc.h"
-#include "i18n.h"
 #include "passes.h"
 #include "probes/family.h"
 

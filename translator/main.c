@@ -641,13 +641,19 @@ static bool is_exec_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
-/* $TAPC_TAPRUN (a stand-in loader, for tests), else taprun beside tapc
- * (installed), in the build tree's taprun/ folder, or on $PATH. */
-static const char *find_taprun(void)
+/* $TAPC_TAPRUN: a stand-in loader (tests), which any kernel can "run". */
+static const char *stand_in_taprun(void)
 {
 	const char *env = getenv("TAPC_TAPRUN");
-	if (env && *env)
-		return env;
+	return env && *env ? env : NULL;
+}
+
+/* A stand-in loader, else taprun beside tapc (installed), in the build
+ * tree's taprun/ folder, or on $PATH. */
+static const char *find_taprun(void)
+{
+	if (stand_in_taprun())
+		return stand_in_taprun();
 	const char *self = self_dir();
 	if (self) {
 		const char *a = xsprintf("%s/taprun", self);
@@ -794,8 +800,7 @@ static const char *program_cache_key(Program *prog)
 
 static int passes_3_to_5(Program *prog)
 {
-	const char *stand_in = getenv("TAPC_TAPRUN");
-	if (sess.last_pass == 5 && !(stand_in && *stand_in)) {
+	if (sess.last_pass == 5 && !stand_in_taprun()) {
 		const char *why = cannot_load_modules();
 		if (why) {
 			explain_no_run(why);

@@ -101,8 +101,13 @@ const char *user_cache_dir(void);
  * when it cannot be told: an uninstalled build finds tapsets/, runtime/
  * and taprun/ beside it. */
 const char *self_dir(void);
+/* PATH is a folder (symbolic links followed). */
+bool is_dir(const char *path);
 /* rm -rf PATH (symbolic links are removed, not followed). */
 void remove_tree(const char *path);
+/* A new folder $TMPDIR/STEMXXXXXX (mode 0700), added to the temporary
+ * folders below; NULL after an error message. */
+const char *make_temp_dir(const char *stem);
 /* Temporary folders a signal (^C, TERM, HUP) must not leave behind: the
  * handler temp_dirs_on_signals() installs removes those added and not
  * forgotten (unless -k), then dies of the signal. */

@@ -122,20 +122,14 @@ const char *target_config(const char *name)
 #include <sys/stat.h>
 #include <unistd.h>
 
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static const char *installed_tapset_dir(void)
 {
 	const char *env = getenv("SYSTEMTAP_TAPSET");
 	if (env && *env)
 		return env;
-	const char *self = self_dir();
-	if (self && is_dir(xsprintf("%s/tapsets", self)))
-		return xsprintf("%s/tapsets", self);
+	const char *beside = self_dir() ? xsprintf("%s/tapsets", self_dir()) : NULL;
+	if (beside && is_dir(beside))
+		return beside;
 	return PKGDATADIR "/tapsets";
 }
 

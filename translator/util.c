@@ -412,6 +412,12 @@ const char *self_dir(void)
 	return dir = xstrndup(exe, slash == exe ? 1 : (size_t)(slash - exe));
 }
 
+bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -444,6 +450,20 @@ void temp_dir_forget(const char *dir)
 	for (size_t i = 0; i < sizeof temp_dirs / sizeof temp_dirs[0]; i++)
 		if (temp_dirs[i] == dir)
 			temp_dirs[i] = NULL;
+}
+
+const char *make_temp_dir(const char *stem)
+{
+	const char *t = getenv("TMPDIR");
+	if (!t || !*t)
+		t = "/tmp";
+	char *d = xsprintf("%s/%sXXXXXX", t, stem);
+	if (!mkdtemp(d)) {
+		error_plain(_("cannot make a build folder in %s: %s"), t, strerror(errno));
+		return NULL;
+	}
+	temp_dir_add(d);
+	return d;
 }
 
 static void on_fatal_signal(int sig)

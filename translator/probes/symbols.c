@@ -283,12 +283,6 @@ const NameList *kernel_module_names(void)
 	return known ? &list : NULL;
 }
 
-static bool is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 const char *kernel_arch_dir(void)
 {
 	const char *a = target_arch();
