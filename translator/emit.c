@@ -301,11 +301,6 @@ const char *err_goto(Body *b)
 	return goto_label(vec_last(&b->errs));
 }
 
-bool is_user_family(const ResolvedPoint *rp)
-{
-	return rp && rp->family == &family_process;
-}
-
 /* ================= statistics specs ================= */
 
 typedef struct SpecEntry {
@@ -1418,18 +1413,24 @@ static void sort_probes(Unit *u)
 	for (int i = 0; i < u->prog->probes.len; i++) {
 		Probe *p = vec_get(&u->prog->probes, i);
 		ResolvedPoint *rp = p->aux;
-		if (!rp || rp->family == &family_never)
+		if (!rp || rp->family->session == SESSION_NEVER)
 			continue;
 		EmitProbe *ep = make_emit_probe(p, u->eps.len);
 		vec_push(&u->eps, ep);
-		if (rp->family == &family_begin)
+		switch (rp->family->session) {
+		case SESSION_BEGIN:
 			vec_push(&u->begins, ep);
-		else if (rp->family == &family_end)
+			break;
+		case SESSION_END:
 			vec_push(&u->ends, ep);
-		else if (rp->family == &family_error)
+			break;
+		case SESSION_ERROR:
 			vec_push(&u->errors, ep);
-		else
+			break;
+		default:
 			vec_push(&group_of(u, rp->family)->probes, ep);
+			break;
+		}
 	}
 }
 

@@ -1312,7 +1312,7 @@ static const char *c_type_of(TypeScan *ts, Node *n)
 /* The reader for a path: user memory in process probes. */
 static void reader_of(Body *b, Node *n, const char **rd, const char **what)
 {
-	bool user = is_user_family(b->ep ? b->ep->rp : NULL);
+	bool user = b->ep && b->ep->rp && b->ep->rp->user_space;
 	if (n->kind == N_CAST && n->module) {
 		if (!strncmp(n->module, "kernel", 6))
 			user = false;

@@ -104,7 +104,6 @@ void emit_label(Emitter *e, Label *l);
 const char *goto_label(Label *l);                /* "goto NAME;" (marks used) */
 const char *err_goto(Body *b);                   /* jump to the current error target */
 void emit_error_at(Emitter *e, Loc loc, const char *fmt, ...) PRINTF(3, 4);
-bool is_user_family(const ResolvedPoint *rp);
 
 /* Statistics of a global: what its histogram and @variance need. */
 typedef struct StatSpec {

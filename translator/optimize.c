@@ -504,8 +504,7 @@ static void drop_unused_locals(Scope *sc);
  * its handler never runs, so an empty one is no reason to drop it. */
 static bool is_counter_probe(Scope *sc)
 {
-	const char *name, *program;
-	return sc->probe && perf_point_counter(sc->rp, &name, &program);
+	return sc->probe && sc->rp && sc->rp->perf_counter;
 }
 
 void optimize_before_types(void)

@@ -1529,19 +1529,20 @@ static void check_perf(Checker *ck, Node *n)
 				   "process(...) probe, not in a function"));
 		return;
 	}
-	if (!process_point_program(sc->rp, &program)) {
+	if (!sc->rp || !sc->rp->user_space) {
 		error_at(n->loc, _("@perf reads a perf counter in process(...) probes "
 				   "only, not in '%s'"), probe_text(sc));
 		return;
 	}
+	program = sc->rp->program;
 	Scope *other = NULL;
 	const char *other_prog = NULL;
 	Vec names = { 0 };
 	for (int i = 0; i < elab.scopes.len; i++) {
 		Scope *ps = vec_get(&elab.scopes, i);
-		const char *name, *prog;
-		if (!ps->probe || !perf_point_counter(ps->rp, &name, &prog))
+		if (!ps->probe || !ps->rp || !ps->rp->perf_counter)
 			continue;
+		const char *name = ps->rp->perf_counter, *prog = ps->rp->program;
 		if (!vec_has(&names, (void *)intern(name)))
 			vec_push(&names, (void *)intern(name));
 		if (strcmp(name, n->str))

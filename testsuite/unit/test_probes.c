@@ -320,10 +320,14 @@ static void test_dump(void)
 	CHECK(strstr(buf, "begin\n"));
 	CHECK(strstr(buf, "begin(number)\n"));
 	CHECK(strstr(buf, "kernel.function(string).return.maxactive(number)\n"));
-	CHECK(strstr(buf, "process(string).function(string).call\n"));
+	CHECK(strstr(buf, "process(string).function(string).call  [not translatable]\n"));
 	CHECK(strstr(buf, "timer.ms(number).randomize(number)\n"));
-	CHECK(strstr(buf, "procfs.read\n"));
+	CHECK(strstr(buf, "procfs.read  [not translatable]\n"));
 	CHECK(strstr(buf, "kernel.trace(string)\n"));
+	/* a family that translates some of its points only */
+	CHECK(strstr(buf, "\nkernel.function(string)\n"));
+	CHECK(strstr(buf, "\nkernel.statement(number)  [not translatable]\n"));
+	CHECK(strstr(buf, "\nkernel.function(string).inline  [not translatable]\n"));
 	CHECK(!strstr(buf, "timer.hz(number).randomize"));
 	/* sorted, one a line */
 	char *prev = NULL;

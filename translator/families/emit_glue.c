@@ -1,41 +1,16 @@
-/* emit_glue.c - pass 3's way into the probe families (emit.h): which
- * family has a code generator, and what the generators share.
+/* emit_glue.c - pass 3's way into the probe families (emit.h): the
+ * dispatch to a family's generator hooks (family.h), and what the
+ * generators share.
  *
  * A family's generator writes the kernel glue of its probes: callbacks
  * that enter the probe context and call the body pass 3 wrote (tapp_N),
  * tables for the family's runtime file (runtime/families/NAME.c), and the
- * start/stop functions tap_on_start()/tap_on_stop() call.  The table
- * below says which family has one; a family without is reported as not
- * translatable yet.
+ * start/stop functions tap_on_start()/tap_on_stop() call.  A family
+ * without one is reported as not translatable yet.
  */
-#include "pointdata.h"
+#include "emit_glue.h"
 
 #include <string.h>
-
-typedef struct FamilyGen {
-	const ProbeFamily *family;
-	bool (*emit)(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
-		     EmitProbe **probes, int n, FamilyCode *out);
-	const char *(*ctx_expr)(const EmitProbe *ep, const CtxVar *v, bool write);
-	bool (*supports_entry)(const ResolvedPoint *rp);
-} FamilyGen;
-
-static const FamilyGen generators[] = {
-	{ &family_timer, emit_timer_probes, NULL, NULL },
-	{ &family_kprobe, emit_kprobe_probes, NULL, kprobe_supports_entry },
-	/* no DWARF yet: function-entry kprobes, $return only */
-	{ &family_kernel_dwarf, emit_kernel_function_probes,
-	  kernel_function_ctx_expr, kprobe_supports_entry },
-	{ &family_trace, emit_trace_probes, trace_ctx_expr, NULL },
-};
-
-static const FamilyGen *generator_of(const ProbeFamily *fam)
-{
-	for (size_t i = 0; i < sizeof generators / sizeof generators[0]; i++)
-		if (generators[i].family == fam)
-			return &generators[i];
-	return NULL;
-}
 
 /* The point as the user wrote it (before alias and wildcard expansion). */
 static ProbePoint *user_point(const ResolvedPoint *rp)
@@ -46,12 +21,10 @@ static ProbePoint *user_point(const ResolvedPoint *rp)
 bool family_emit(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
 		 EmitProbe **probes, int n, FamilyCode *out)
 {
-	const FamilyGen *g = generator_of(fam);
-
 	memset(out, 0, sizeof *out);
 	if (n <= 0)
 		return true;
-	if (!g || !g->emit) {
+	if (!fam->emit_decls || !fam->emit_code) {
 		if (phase == EMIT_DECLS) {
 			ResolvedPoint *rp = probes[0]->rp;
 			error_at(user_point(rp)->loc,
@@ -61,19 +34,20 @@ bool family_emit(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
 		}
 		return false;
 	}
-	return g->emit(e, phase, fam, probes, n, out);
+	if (phase == EMIT_DECLS)
+		return fam->emit_decls(e, probes, n);
+	return fam->emit_code(e, probes, n, out);
 }
 
 const char *family_ctx_expr(const EmitProbe *ep, const CtxVar *v, bool write)
 {
-	const FamilyGen *g = generator_of(ep->rp->family);
-	return g && g->ctx_expr ? g->ctx_expr(ep, v, write) : NULL;
+	const ProbeFamily *fam = ep->rp->family;
+	return fam->ctx_expr ? fam->ctx_expr(ep, v, write) : NULL;
 }
 
 bool family_supports_entry(const ResolvedPoint *rp)
 {
-	const FamilyGen *g = generator_of(rp->family);
-	return g && g->supports_entry && g->supports_entry(rp);
+	return rp->family->supports_entry && rp->family->supports_entry(rp);
 }
 
 /* ---- shared by the generators ---- */

@@ -1,40 +1,70 @@
-/* family.h - what the probe-family files share with registry.c.
+/* family.h - what a probe family is, and what the family files share
+ * with registry.c.
  *
- * A family is a table entry: its name, the shapes of the points it accepts
- * (in the small spec language described in registry.c), and a resolve
- * function.  registry.c matches a point against every shape; the family's
+ * A family is one ProbeFamily value, defined in its own file
+ * (families/NAME.c) and listed in the table of registry.c: its name, the
+ * shapes of the points it accepts (in the small spec language described
+ * in registry.c), its resolve function (pass 2) and its code generator
+ * (pass 3).  registry.c matches a point against every shape; the family's
  * resolve function only ever sees a point whose component names are
  * concrete and whose arguments have the kinds its shapes ask for, so it is
- * left with checking values and finding the candidates.
+ * left with checking values, finding the candidates and leaving in
+ * ResolvedPoint.data what its generator needs (a type private to the
+ * family file).
+ *
+ * Pass 2 code sees this header only, not pass 3's: the generator hooks
+ * name pass 3's types through the declarations below, and a family file
+ * that writes code includes emit_glue.h (pass 3's API) itself.
  */
 #ifndef TAPC_PROBES_FAMILY_H
 #define TAPC_PROBES_FAMILY_H
 
 #include "probes.h"
-#include "../emit.h"
+
+/* pass 3's types (emit.h) */
+typedef struct Emitter Emitter;
+typedef struct EmitProbe EmitProbe;
+typedef struct FamilyCode FamilyCode;
+
+/* The families whose probes pass 3 runs itself at a moment of the
+ * session (begin_end.c) instead of through family glue. */
+typedef enum SessionEvent {
+	SESSION_NONE,           /* an ordinary family: its generator's glue */
+	SESSION_BEGIN, SESSION_END, SESSION_ERROR,
+	SESSION_NEVER,          /* never runs: no code at all */
+} SessionEvent;
 
 struct ProbeFamily {
 	const char *name;                 /* for messages: "timer", "kprobe" */
 	const char *const *shapes;        /* spec lines, NULL-terminated */
+	/* More spec lines, of points pass 2 accepts but pass 3 cannot
+	 * translate yet (--dump-probe-types marks them), or NULL. */
+	const char *const *untranslatable_shapes;
 	/* Resolve one point that fits a shape; same contract as
 	 * probe_family_resolve (count, 0, or -1 after an error). */
 	int (*resolve)(const ProbeFamily *fam, ProbePoint *pp, Vec *out);
+
+	/* ---- pass 3 (the contract is in emit.h) ---- */
+	SessionEvent session;
+	/* The code of the family's probes (all of them, in module order),
+	 * before the probe bodies (includes, argument structs: anything the
+	 * ctx_expr expressions name) and after them (callbacks, tables,
+	 * start/stop functions named in *out).  False after reporting an
+	 * error.  Both NULL (and session SESSION_NONE): the family cannot be
+	 * translated yet, and --dump-probe-types says so. */
+	bool (*emit_decls)(Emitter *e, EmitProbe **probes, int n);
+	bool (*emit_code)(Emitter *e, EmitProbe **probes, int n,
+			  FamilyCode *out);
+	/* The C expression for context variable v (emit.h:
+	 * family_ctx_expr), or NULL; NULL hook: none. */
+	const char *(*ctx_expr)(const EmitProbe *ep, const CtxVar *v, bool write);
+	/* True when the family runs an @entry saver for this return probe;
+	 * NULL hook: never. */
+	bool (*supports_entry)(const ResolvedPoint *rp);
 };
 
-extern const ProbeFamily family_begin, family_end, family_error,
-	family_never;                                        /* begin_end.c */
-extern const ProbeFamily family_timer;                       /* timer.c */
-extern const ProbeFamily family_kernel_dwarf;                /* kernel_function.c */
-extern const ProbeFamily family_kernel_data;                 /* hwbreak.c */
-extern const ProbeFamily family_kprobe;                      /* kprobe.c */
-extern const ProbeFamily family_trace;                       /* tracepoint.c */
-extern const ProbeFamily family_process;                     /* process.c */
-extern const ProbeFamily family_procfs;                      /* procfs.c */
-extern const ProbeFamily family_netfilter;                   /* netfilter.c */
-extern const ProbeFamily family_perf;                        /* perf.c */
-extern const ProbeFamily family_mark;                        /* mark.c */
-extern const ProbeFamily family_java;                        /* java.c */
-extern const ProbeFamily family_python;                      /* python.c */
+/* True when pass 3 can translate probes of the family. */
+bool probe_family_translatable(const ProbeFamily *fam);
 
 /* ---- reading a matched point ---- */
 
@@ -45,6 +75,8 @@ bool pp_has(ProbePoint *pp, const char *name);
 int64_t comp_num(const ProbePointComp *c);
 const char *comp_str(const ProbePointComp *c);
 bool comp_is_str(const ProbePointComp *c);
+/* The index of the first component called `name`, or -1. */
+int pp_comp_index(ProbePoint *pp, const char *name);
 /* "timer.ms(10).randomize(2)" (arena) */
 const char *pp_text(ProbePoint *pp);
 /* The dotted names up to and including comp i: "timer.ms" */
@@ -101,47 +133,6 @@ bool target_is_running_kernel(void);
 const Vec *kernel_header_dirs(void);
 /* The kernel tree's arch/ folder name for the target: "x86" for x86_64. */
 const char *kernel_arch_dir(void);
-
-/* ---- pass 3: the code generators (emit_*.c) ----
- *
- * A family that can be translated has a line in the table of
- * emit_glue.c naming its generator (the emit.h hooks family_emit,
- * family_ctx_expr and family_supports_entry dispatch through it), so
- * adding one does not touch the ProbeFamily values above.  A generator
- * reads what its resolve function left in ResolvedPoint.data
- * (pointdata.h) and writes the glue described in emit.h; its runtime
- * half is runtime/families/NAME.c.
- */
-
-bool emit_timer_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
-		       EmitProbe **probes, int n, FamilyCode *out);
-bool emit_kprobe_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
-			EmitProbe **probes, int n, FamilyCode *out);
-bool kprobe_supports_entry(const ResolvedPoint *rp);
-bool emit_kernel_function_probes(Emitter *e, EmitPhase phase,
-				 const ProbeFamily *fam, EmitProbe **probes,
-				 int n, FamilyCode *out);
-const char *kernel_function_ctx_expr(const EmitProbe *ep, const CtxVar *v,
-				     bool write);
-bool emit_trace_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
-		       EmitProbe **probes, int n, FamilyCode *out);
-const char *trace_ctx_expr(const EmitProbe *ep, const CtxVar *v, bool write);
-
-/* Shared by the generators (emit_glue.c). */
-
-/* True when a failure to register this probe must not fail the run: the
- * point (or one it was expanded from) was marked '?' or '!'. */
-bool emit_point_optional(const ResolvedPoint *rp);
-/* True when the point came from a wildcard: a failure to register it is a
- * warning, as one of many candidates may be off limits. */
-bool emit_point_from_wildcard(const ResolvedPoint *rp);
-/* The registration flags for the runtime tables: "0", "TAP_PROBE_OPTIONAL"
- * ... (see runtime/families/probe_common.h). */
-const char *emit_point_flags(const ResolvedPoint *rp);
-/* The C statements that fill the public context fields a family knows
- * (regs, user_regs, probe_type, is_return), indented one level. */
-void emit_context_fill(Emitter *e, const char *regs, const char *type,
-		       bool is_return);
 
 /* ---- user-space programs (process.c) ---- */
 

@@ -1,18 +1,22 @@
 /* hwbreak.c - hardware watchpoints: kernel.data(ADDRESS|"SYMBOL"). */
-#include "pointdata.h"
+#include "family.h"
 
-/* ResolvedPoint.data: KernelPointData. */
+/* ResolvedPoint.data of a watchpoint. */
+typedef struct HwbreakData {
+	const char *symbol;     /* data("SYMBOL"), or NULL */
+	int64_t address;        /* data(ADDRESS) */
+	int64_t length;         /* bytes watched, 0 when not given */
+} HwbreakData;
 
 static int resolve_kernel_data(const ProbeFamily *fam, ProbePoint *pp,
 			       Vec *out)
 {
 	ProbePointComp *dc = pp_comp(pp, "data");
 	ProbePointComp *lc = pp_comp(pp, "length");
-	KernelPointData *d = NEW(KernelPointData);
-	d->maxactive = -1;
+	HwbreakData *d = NEW(HwbreakData);
 	if (comp_is_str(dc)) {
-		d->function = comp_str(dc);
-		if (!*d->function) {
+		d->symbol = comp_str(dc);
+		if (!*d->symbol) {
 			error_at(dc->loc, _("kernel.data needs a symbol name"));
 			return -1;
 		}
@@ -41,5 +45,6 @@ static const char *const kernel_data_shapes[] = {
 };
 
 const ProbeFamily family_kernel_data = {
-	"kernel.data", kernel_data_shapes, resolve_kernel_data
+	.name = "kernel.data", .shapes = kernel_data_shapes,
+	.resolve = resolve_kernel_data,
 };

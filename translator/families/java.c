@@ -15,4 +15,6 @@ static const char *const java_shapes[] = {
 	"java(s|n).class(s).method(s)[.return]", NULL
 };
 
-const ProbeFamily family_java = { "java", java_shapes, resolve_java };
+const ProbeFamily family_java = {
+	.name = "java", .shapes = java_shapes, .resolve = resolve_java,
+};

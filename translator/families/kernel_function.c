@@ -1,7 +1,5 @@
 /* kernel_function.c - probes on kernel code by DWARF: kernel.function,
- * kernel.statement, module().function/statement.  The helpers the kprobe
- * family shares with it (blocked functions, maxactive, modules) are here
- * too (family.h).
+ * kernel.statement, module().function/statement.
  *
  * Without DWARF (not read in this pass yet) a DWARF point is checked
  * against the target's symbol table where one exists: a function that is
@@ -10,54 +8,18 @@
  * A pattern with a @file or :line part cannot be checked by symbols, so
  * it stays as written.
  */
-#include "pointdata.h"
+#include "emit_glue.h"
+#include "kprobe.h"
 
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-/* ResolvedPoint.data for the kernel families: KernelPointData. */
+/* ResolvedPoint.data: KernelPointData (kprobe.h), as pass 3 puts these
+ * probes on kprobes (kprobe.c) while tapc reads no DWARF. */
 
-/* kretprobe instances are counted in a u16-sized field by old runtimes;
- * stay within that. */
-#define MAX_MAXACTIVE 65535
-
-int comp_index(ProbePoint *pp, const char *name)
-{
-	for (int i = 0; i < pp->comps.len; i++)
-		if (!strcmp(((ProbePointComp *)pp->comps.data[i])->name, name))
-			return i;
-	return -1;
-}
-
-/* Functions no probe may be put on (they run where a probe would recurse
- * or fault), and source files whose functions are all off limits. */
-static const char *const blocked_functions[] = {
-	"do_IRQ", "common_interrupt", "do_page_fault", "exc_page_fault",
-	"notifier_call_chain", "atomic_notifier_call_chain",
-	"raw_notifier_call_chain", "notify_die", "__die", "die", "oops_begin",
-	"do_nmi", "exc_nmi", "default_do_nmi", "do_int3", "exc_int3",
-	"do_debug", "exc_debug", "native_load_idt", "native_set_debugreg",
-	"native_get_debugreg", "preempt_schedule", "preempt_count_add",
-	"preempt_count_sub", "kprobe_handler", "kprobe_exceptions_notify",
-	"kretprobe_trampoline", "__kretprobe_trampoline",
-	"trampoline_handler", "arch_rethook_trampoline",
-};
-
+/* Source files whose functions are all off limits. */
 static const char *const blocked_files[] = {
 	"kprobes.c", "kprobes.h", "entry_64.S", "entry_32.S", "nmi.c",
 };
-
-bool blocked_function(const char *name)
-{
-	if (!strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6) ||
-	    !strncmp(name, "_kbl_addr_", 10))
-		return true;
-	for (size_t i = 0; i < sizeof blocked_functions / sizeof blocked_functions[0]; i++)
-		if (!strcmp(name, blocked_functions[i]))
-			return true;
-	return false;
-}
 
 static bool blocked_file_pattern(const char *file)
 {
@@ -138,67 +100,6 @@ static Vec expand_functions(const NameList *l, const char *glob)
 	return out;
 }
 
-int check_maxactive(ProbePoint *pp, KernelPointData *d)
-{
-	ProbePointComp *m = pp_comp(pp, "maxactive");
-	d->maxactive = -1;
-	if (!m)
-		return 0;
-	if (comp_num(m) < 0 || comp_num(m) > MAX_MAXACTIVE) {
-		error_at(m->loc, _("maxactive(%lld) is out of range (0 to %d)"),
-			 (long long)comp_num(m), MAX_MAXACTIVE);
-		return -1;
-	}
-	d->maxactive = comp_num(m);
-	return 0;
-}
-
-int need_guru(ProbePoint *pp, const char *what)
-{
-	if (sess.guru)
-		return 0;
-	ProbePointComp *c = pp_comp(pp, "absolute");
-	error_at(c ? c->loc : pp->loc, _("%s probes need guru mode (-g)"), what);
-	return -1;
-}
-
-/* Module names the pattern stands for; *unknown set when the target's
- * modules cannot be listed.  An out-of-tree module is a path to a .ko. */
-Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err)
-{
-	Vec out = { 0 };
-	const char *pat = comp_str(mc);
-	*unknown = false;
-	*err = 0;
-	if (!*pat) {
-		error_at(mc->loc, _("module name must not be empty"));
-		*err = -1;
-		return out;
-	}
-	if (strchr(pat, '/')) {
-		if (access(pat, R_OK) == 0)
-			vec_push(&out, (void *)pat);
-		return out;
-	}
-	const NameList *mods = kernel_module_names();
-	if (!mods) {
-		*unknown = true;
-		vec_push(&out, (void *)pat);
-		return out;
-	}
-	char *norm = xstrdup(pat);
-	for (char *p = norm; *p; p++)
-		if (*p == '-')
-			*p = '_';
-	if (norm[strlen(norm) > 3 ? strlen(norm) - 3 : 0] == '.' &&
-	    !strcmp(norm + strlen(norm) - 3, ".ko"))
-		norm[strlen(norm) - 3] = 0;
-	for (int i = 0; i < mods->len; i++)
-		if (arg_glob_match(norm, mods->names[i]))
-			vec_push(&out, (void *)mods->names[i]);
-	return out;
-}
-
 /* ---- kernel.function / module().function / .statement ---- */
 
 /* Resolve one function-like point of one module (NULL = kernel). */
@@ -206,7 +107,7 @@ static int resolve_dwarf_in(const ProbeFamily *fam, ProbePoint *pp,
 			    const char *module, const NameList *syms, Vec *out)
 {
 	bool is_stmt = pp_has(pp, "statement");
-	int fi = comp_index(pp, is_stmt ? "statement" : "function");
+	int fi = pp_comp_index(pp, is_stmt ? "statement" : "function");
 	ProbePointComp *fc = pp->comps.data[fi];
 	KernelPointData proto = { .module = module };
 	if (check_maxactive(pp, &proto) < 0)
@@ -280,7 +181,7 @@ static int resolve_kernel_dwarf(const ProbeFamily *fam, ProbePoint *pp,
 	Vec mods = expand_modules(mc, &unknown, &err);
 	if (err)
 		return err;
-	int total = 0, mi = comp_index(pp, "module");
+	int total = 0, mi = pp_comp_index(pp, "module");
 	for (int i = 0; i < mods.len; i++) {
 		const char *m = mods.data[i];
 		ProbePoint *c = strcmp(m, comp_str(mc)) ? pp_with_str(pp, mi, m) : pp;
@@ -293,14 +194,85 @@ static int resolve_kernel_dwarf(const ProbeFamily *fam, ProbePoint *pp,
 	return total;
 }
 
+/* ---- pass 3: kernel.function without DWARF ----
+ *
+ * The same probes as kprobe.function on the function's entry, without
+ * $variables (kernel_function_ctx_expr() gives $return from the registers
+ * for .return points). */
+
+/* A kernel.function point a kprobe on the function's entry can stand
+ * for: a plain function name, no source file or line, no inline
+ * instances, labels or callees. */
+static bool plain_function_point(const ResolvedPoint *rp)
+{
+	const KernelPointData *d = rp->data;
+	static const char *const need_dwarf[] = {
+		"statement", "inline", "label", "callee", "callees", NULL
+	};
+	if (!d || !d->function || !*d->function || arg_has_glob(d->function) ||
+	    strpbrk(d->function, "@:+"))
+		return false;
+	for (int i = 0; need_dwarf[i]; i++)
+		if (pp_has(rp->point, need_dwarf[i]))
+			return false;
+	ProbePointComp *fc = pp_comp(rp->point, "function");
+	return fc && comp_is_str(fc) && !strpbrk(comp_str(fc), "@:+*?[");
+}
+
+static bool emit_kernel_function_decls(Emitter *e, EmitProbe **probes, int n)
+{
+	bool ok = true;
+	for (int i = 0; i < n; i++) {
+		const ResolvedPoint *rp = probes[i]->rp;
+		if (plain_function_point(rp))
+			continue;
+		ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
+		error_at(up->loc, _("'%s' cannot be translated yet: it needs the "
+				    "kernel's DWARF debuginfo, which tapc does not read; "
+				    "a kernel.function(\"NAME\") or "
+				    "kprobe.function(\"NAME\") probe on the function's "
+				    "entry works without it"),
+			 pp_text(rp->point));
+		ok = false;
+	}
+	return ok && kprobe_emit_decls(e, probes, n);
+}
+
+static bool emit_kernel_function_code(Emitter *e, EmitProbe **probes, int n,
+				      FamilyCode *out)
+{
+	return kprobe_emit_code_as(e, "kfunc", probes, n, out);
+}
+
+/* Without DWARF the only $variable is $return, from the registers. */
+static const char *kernel_function_ctx_expr(const EmitProbe *ep,
+					    const CtxVar *v, bool write)
+{
+	if (write || !ep->rp->is_return || strcmp(v->name, "return"))
+		return NULL;
+	return "((int64_t)regs_return_value(c->regs))";
+}
+
 static const char *const kernel_dwarf_shapes[] = {
-	"{kernel|module(s)}.function(s)[.call|.exported|.inline|.label(s)"
-		"|.return[.maxactive(n)]|.callee(s)[.call|.return]|.callees(n?)]",
+	"{kernel|module(s)}.function(s)[.call|.exported|.return[.maxactive(n)]]",
+	NULL
+};
+
+/* What needs DWARF to be put on a kprobe (plain_function_point). */
+static const char *const kernel_dwarf_only_shapes[] = {
+	"{kernel|module(s)}.function(s).{inline|label(s)"
+		"|callee(s)[.call|.return]|callees(n?)}",
 	"{kernel|module(s)}.{statement(s)[.nearest]|statement(n)}",
 	"kernel.statement(n).absolute",
 	NULL
 };
 
 const ProbeFamily family_kernel_dwarf = {
-	"kernel.function", kernel_dwarf_shapes, resolve_kernel_dwarf
+	.name = "kernel.function", .shapes = kernel_dwarf_shapes,
+	.untranslatable_shapes = kernel_dwarf_only_shapes,
+	.resolve = resolve_kernel_dwarf,
+	.emit_decls = emit_kernel_function_decls,
+	.emit_code = emit_kernel_function_code,
+	.ctx_expr = kernel_function_ctx_expr,
+	.supports_entry = kprobe_supports_entry,
 };

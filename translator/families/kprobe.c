@@ -1,15 +1,109 @@
 /* kprobe.c - symbol-table probes, no DWARF: kprobe.function("SYM"),
- * kprobe.module("M").function("SYM"), kprobe.statement(ADDR).absolute. */
-#include "pointdata.h"
+ * kprobe.module("M").function("SYM"), kprobe.statement(ADDR).absolute.
+ * kernel_function.c builds on it (kprobe.h).
+ */
+#include "emit_glue.h"
+#include "kprobe.h"
 
 #include <string.h>
+#include <unistd.h>
 
-/* ResolvedPoint.data: KernelPointData. */
+/* ResolvedPoint.data: KernelPointData (kprobe.h). */
+
+/* kretprobe instances are counted in a u16-sized field by old runtimes;
+ * stay within that. */
+#define MAX_MAXACTIVE 65535
+
+/* Functions no probe may be put on (they run where a probe would recurse
+ * or fault). */
+static const char *const blocked_functions[] = {
+	"do_IRQ", "common_interrupt", "do_page_fault", "exc_page_fault",
+	"notifier_call_chain", "atomic_notifier_call_chain",
+	"raw_notifier_call_chain", "notify_die", "__die", "die", "oops_begin",
+	"do_nmi", "exc_nmi", "default_do_nmi", "do_int3", "exc_int3",
+	"do_debug", "exc_debug", "native_load_idt", "native_set_debugreg",
+	"native_get_debugreg", "preempt_schedule", "preempt_count_add",
+	"preempt_count_sub", "kprobe_handler", "kprobe_exceptions_notify",
+	"kretprobe_trampoline", "__kretprobe_trampoline",
+	"trampoline_handler", "arch_rethook_trampoline",
+};
+
+bool blocked_function(const char *name)
+{
+	if (!strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6) ||
+	    !strncmp(name, "_kbl_addr_", 10))
+		return true;
+	for (size_t i = 0; i < sizeof blocked_functions / sizeof blocked_functions[0]; i++)
+		if (!strcmp(name, blocked_functions[i]))
+			return true;
+	return false;
+}
+
+int check_maxactive(ProbePoint *pp, KernelPointData *d)
+{
+	ProbePointComp *m = pp_comp(pp, "maxactive");
+	d->maxactive = -1;
+	if (!m)
+		return 0;
+	if (comp_num(m) < 0 || comp_num(m) > MAX_MAXACTIVE) {
+		error_at(m->loc, _("maxactive(%lld) is out of range (0 to %d)"),
+			 (long long)comp_num(m), MAX_MAXACTIVE);
+		return -1;
+	}
+	d->maxactive = comp_num(m);
+	return 0;
+}
+
+int need_guru(ProbePoint *pp, const char *what)
+{
+	if (sess.guru)
+		return 0;
+	ProbePointComp *c = pp_comp(pp, "absolute");
+	error_at(c ? c->loc : pp->loc, _("%s probes need guru mode (-g)"), what);
+	return -1;
+}
+
+/* Module names the pattern stands for; *unknown set when the target's
+ * modules cannot be listed.  An out-of-tree module is a path to a .ko. */
+Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err)
+{
+	Vec out = { 0 };
+	const char *pat = comp_str(mc);
+	*unknown = false;
+	*err = 0;
+	if (!*pat) {
+		error_at(mc->loc, _("module name must not be empty"));
+		*err = -1;
+		return out;
+	}
+	if (strchr(pat, '/')) {
+		if (access(pat, R_OK) == 0)
+			vec_push(&out, (void *)pat);
+		return out;
+	}
+	const NameList *mods = kernel_module_names();
+	if (!mods) {
+		*unknown = true;
+		vec_push(&out, (void *)pat);
+		return out;
+	}
+	char *norm = xstrdup(pat);
+	for (char *p = norm; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	if (norm[strlen(norm) > 3 ? strlen(norm) - 3 : 0] == '.' &&
+	    !strcmp(norm + strlen(norm) - 3, ".ko"))
+		norm[strlen(norm) - 3] = 0;
+	for (int i = 0; i < mods->len; i++)
+		if (arg_glob_match(norm, mods->names[i]))
+			vec_push(&out, (void *)mods->names[i]);
+	return out;
+}
 
 static int resolve_kprobe_in(const ProbeFamily *fam, ProbePoint *pp,
 			     const char *module, Vec *out)
 {
-	int fi = comp_index(pp, "function");
+	int fi = pp_comp_index(pp, "function");
 	ProbePointComp *fc = pp->comps.data[fi];
 	const char *sym = comp_str(fc);
 	KernelPointData proto = { .module = module };
@@ -69,7 +163,7 @@ static int resolve_kprobe(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	Vec mods = expand_modules(mc, &unknown, &err);
 	if (err)
 		return err;
-	int total = 0, mi = comp_index(pp, "module");
+	int total = 0, mi = pp_comp_index(pp, "module");
 	for (int i = 0; i < mods.len; i++) {
 		const char *m = mods.data[i];
 		ProbePoint *c = strcmp(m, comp_str(mc)) ? pp_with_str(pp, mi, m) : pp;
@@ -100,10 +194,250 @@ static int resolve_kprobe(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	return total;
 }
 
+/* ---- pass 3 ----
+ *
+ * Callbacks and the tables of runtime/families/kprobe.c, for this family
+ * and for kernel.function while tapc reads no DWARF (kernel_function.c).
+ *
+ * An entry probe is a kprobe on the symbol ("m:f" for a module's
+ * function, which the kernel resolves when the probe is registered).  A
+ * return probe is a kretprobe: its entry handler saves the stack pointer
+ * (CONTEXT->entry_sp) and, when the body uses @entry, runs the saver
+ * pass 3 wrote (tape_N) into the instance's data, which the return
+ * handler hands to the body as pdata.
+ */
+
+bool kprobe_supports_entry(const ResolvedPoint *rp)
+{
+	return rp->is_return;
+}
+
+/* The kernel's struct kprobe fields that say where: symbol or address. */
+static const char *kprobe_where(const KernelPointData *d)
+{
+	if (!d->function)
+		return xsprintf(".addr = (kprobe_opcode_t *)0x%llxUL",
+				(unsigned long long)d->address);
+	const char *sym = d->module ? xsprintf("%s:%s", d->module, d->function)
+				    : d->function;
+	return xsprintf(".symbol_name = %s", c_string(sym));
+}
+
+/* The body's call and the exit, shared by every callback. */
+static void emit_run_body(Emitter *e, const EmitProbe *ep, const char *pdata)
+{
+	emit(e, "\t%s(c, %s);", ep->body_fn, pdata);
+	emit(e, "\ttap_context_exit(c);");
+}
+
+static void emit_enter(Emitter *e, const EmitProbe *ep, const char *fail)
+{
+	emit(e, "\tc = tap_context_enter(%s, TAP_STATE_RUNNING);", ep->pp);
+	emit(e, "\tif (!c)");
+	emit(e, "\t\treturn %s;", fail);
+}
+
+/* x86 hands a kprobe handler the registers as after the breakpoint, ip one
+ * past the probed address; the body sees the probed address itself (as
+ * addr(), probefunc() and backtraces expect) while it runs. */
+static void emit_kprobe_callback(Emitter *e, const EmitProbe *ep)
+{
+	emit(e, "static int tapk_%d(struct kprobe *kp, struct pt_regs *regs)",
+	     ep->index);
+	emit(e, "{");
+	emit(e, "\tunsigned long ip = instruction_pointer(regs);");
+	emit(e, "\tstruct tap_context *c;");
+	emit_blank(e);
+	emit_enter(e, ep, "0");
+	emit_context_fill(e, "regs", "kprobe", false);
+	emit(e, "\tinstruction_pointer_set(regs, (unsigned long)kp->addr);");
+	emit(e, "\t%s(c, NULL);", ep->body_fn);
+	emit(e, "\tinstruction_pointer_set(regs, ip);");
+	emit(e, "\ttap_context_exit(c);");
+	emit(e, "\treturn 0;");
+	emit(e, "}");
+	emit_blank(e);
+}
+
+/* The instance data of a return probe: the entry stack pointer, then the
+ * @entry values when there are any. */
+static const char *kret_data_type(const EmitProbe *ep)
+{
+	return ep->entry_fn ? xsprintf("struct tap_kret_%d", ep->index)
+			    : "struct _tap_kret_data";
+}
+
+static void emit_kretprobe_callbacks(Emitter *e, const EmitProbe *ep)
+{
+	const char *dt = kret_data_type(ep);
+	int n = ep->index;
+
+	if (ep->entry_fn) {
+		emit(e, "%s {", dt);
+		emit(e, "\tunsigned long entry_sp;");
+		emit(e, "\t%s entry;", ep->entry_type);
+		emit(e, "};");
+		emit_blank(e);
+	}
+
+	/* Entry: without @entry only the stack pointer; with it, a
+	 * handler that could not save the values (busy, not running, an
+	 * error) makes the kernel skip this instance's return. */
+	emit(e, "static int tapke_%d(struct kretprobe_instance *ri, struct pt_regs *regs)", n);
+	emit(e, "{");
+	emit(e, "\t%s *d = (%s *)ri->data;", dt, dt);
+	if (ep->entry_fn) {
+		emit(e, "\tstruct tap_context *c;");
+		emit(e, "\tunsigned long ip;");
+		emit(e, "\tint skip;");
+	}
+	emit_blank(e);
+	emit(e, "\td->entry_sp = kernel_stack_pointer(regs);");
+	if (ep->entry_fn) {
+		emit_enter(e, ep, "1");
+		emit_context_fill(e, "regs", "kretprobe", false);
+		emit(e, "\tip = instruction_pointer(regs);");
+		emit(e, "\tinstruction_pointer_set(regs, (unsigned long)get_kretprobe(ri)->kp.addr);");
+		emit(e, "\t%s(c, &d->entry);", ep->entry_fn);
+		emit(e, "\tinstruction_pointer_set(regs, ip);");
+		emit(e, "\tskip = c->last_error != NULL;");
+		emit(e, "\ttap_context_exit(c);");
+		emit(e, "\treturn skip;");
+	} else {
+		emit(e, "\treturn 0;");
+	}
+	emit(e, "}");
+	emit_blank(e);
+
+	emit(e, "static int tapkr_%d(struct kretprobe_instance *ri, struct pt_regs *regs)", n);
+	emit(e, "{");
+	emit(e, "\t%s *d = (%s *)ri->data;", dt, dt);
+	emit(e, "\tstruct tap_context *c;");
+	emit_blank(e);
+	emit_enter(e, ep, "0");
+	emit_context_fill(e, "regs", "kretprobe", true);
+	emit(e, "\tc->entry_sp = d->entry_sp;");
+	emit_run_body(e, ep, ep->entry_fn ? "&d->entry" : "NULL");
+	emit(e, "\treturn 0;");
+	emit(e, "}");
+	emit_blank(e);
+}
+
+static void emit_tables(Emitter *e, const char *tag, EmitProbe **probes, int n,
+			int nret)
+{
+	if (n - nret > 0) {
+		emit(e, "static struct _tap_kprobe _tap_%s_kprobes[] = {", tag);
+		for (int i = 0; i < n; i++) {
+			const EmitProbe *ep = probes[i];
+			if (ep->rp->is_return)
+				continue;
+			emit(e, "\t{ .kp = { %s, .pre_handler = tapk_%d },",
+			     kprobe_where(ep->rp->data), ep->index);
+			emit(e, "\t  .pp = %s, .flags = %s },", ep->pp,
+			     emit_point_flags(ep->rp));
+		}
+		emit(e, "};");
+		emit_blank(e);
+	}
+	if (nret > 0) {
+		emit(e, "static struct _tap_kretprobe _tap_%s_kretprobes[] = {", tag);
+		for (int i = 0; i < n; i++) {
+			const EmitProbe *ep = probes[i];
+			const KernelPointData *d = ep->rp->data;
+			if (!ep->rp->is_return)
+				continue;
+			emit(e, "\t{ .rp = { .kp = { %s },", kprobe_where(d));
+			emit(e, "\t\t  .handler = tapkr_%d, .entry_handler = tapke_%d,",
+			     ep->index, ep->index);
+			emit(e, "\t\t  .data_size = sizeof(%s), .maxactive = %lld },",
+			     kret_data_type(ep),
+			     (long long)(d->maxactive > 0 ? d->maxactive : 0));
+			emit(e, "\t  .pp = %s, .flags = %s },", ep->pp,
+			     emit_point_flags(ep->rp));
+		}
+		emit(e, "};");
+		emit_blank(e);
+	}
+}
+
+static void emit_start_stop(Emitter *e, const char *tag, bool have_k, bool have_kr)
+{
+	emit(e, "static int _tap_%s_start(void)", tag);
+	emit(e, "{");
+	emit(e, "\tint rc = 0;");
+	emit_blank(e);
+	if (have_k) {
+		emit(e, "\trc = _tap_kprobes_register(_tap_%s_kprobes,", tag);
+		emit(e, "\t\t\t\t   ARRAY_SIZE(_tap_%s_kprobes));", tag);
+		emit(e, "\tif (rc)");
+		emit(e, "\t\treturn rc;");
+	}
+	if (have_kr) {
+		emit(e, "\trc = _tap_kretprobes_register(_tap_%s_kretprobes,", tag);
+		emit(e, "\t\t\t\t      ARRAY_SIZE(_tap_%s_kretprobes));", tag);
+		if (have_k) {
+			emit(e, "\tif (rc)");
+			emit(e, "\t\t_tap_kprobes_unregister(_tap_%s_kprobes,", tag);
+			emit(e, "\t\t\t\t\tARRAY_SIZE(_tap_%s_kprobes));", tag);
+		}
+	}
+	emit(e, "\treturn rc;");
+	emit(e, "}");
+	emit_blank(e);
+	emit(e, "static void _tap_%s_stop(void)", tag);
+	emit(e, "{");
+	if (have_kr)
+		emit(e, "\t_tap_kretprobes_unregister(_tap_%s_kretprobes, ARRAY_SIZE(_tap_%s_kretprobes));",
+		     tag, tag);
+	if (have_k)
+		emit(e, "\t_tap_kprobes_unregister(_tap_%s_kprobes, ARRAY_SIZE(_tap_%s_kprobes));",
+		     tag, tag);
+	emit(e, "}");
+	emit_blank(e);
+}
+
+bool kprobe_emit_decls(Emitter *e, EmitProbe **probes, int n)
+{
+	(void)probes;
+	(void)n;
+	emit(e, "#include \"runtime/families/kprobe.c\"");
+	return true;
+}
+
+bool kprobe_emit_code_as(Emitter *e, const char *tag, EmitProbe **probes,
+			 int n, FamilyCode *out)
+{
+	int nret = 0;
+	for (int i = 0; i < n; i++) {
+		if (probes[i]->rp->is_return) {
+			nret++;
+			emit_kretprobe_callbacks(e, probes[i]);
+		} else {
+			emit_kprobe_callback(e, probes[i]);
+		}
+	}
+	emit_tables(e, tag, probes, n, nret);
+	emit_start_stop(e, tag, n - nret > 0, nret > 0);
+	out->start_fn = xsprintf("_tap_%s_start", tag);
+	out->stop_fn = xsprintf("_tap_%s_stop", tag);
+	return true;
+}
+
+static bool emit_kprobe_code(Emitter *e, EmitProbe **probes, int n,
+			     FamilyCode *out)
+{
+	return kprobe_emit_code_as(e, "kprobe", probes, n, out);
+}
+
 static const char *const kprobe_shapes[] = {
 	"kprobe.[module(s)].function(s)[.call|.return[.maxactive(n)]]",
 	"kprobe.statement(n).absolute",
 	NULL
 };
 
-const ProbeFamily family_kprobe = { "kprobe", kprobe_shapes, resolve_kprobe };
+const ProbeFamily family_kprobe = {
+	.name = "kprobe", .shapes = kprobe_shapes, .resolve = resolve_kprobe,
+	.emit_decls = kprobe_emit_decls, .emit_code = emit_kprobe_code,
+	.supports_entry = kprobe_supports_entry,
+};

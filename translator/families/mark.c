@@ -20,4 +20,6 @@ static int resolve_mark(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 
 static const char *const mark_shapes[] = { "kernel.mark(s)[.format(s)]", NULL };
 
-const ProbeFamily family_mark = { "kernel.mark", mark_shapes, resolve_mark };
+const ProbeFamily family_mark = {
+	.name = "kernel.mark", .shapes = mark_shapes, .resolve = resolve_mark,
+};

@@ -146,5 +146,5 @@ static const char *const netfilter_shapes[] = {
 };
 
 const ProbeFamily family_netfilter = {
-	"netfilter", netfilter_shapes, resolve_netfilter
+	.name = "netfilter", .shapes = netfilter_shapes, .resolve = resolve_netfilter,
 };

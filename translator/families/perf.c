@@ -62,18 +62,9 @@ static int resolve_perf(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	}
 	ResolvedPoint *rp = rp_push(out, fam, pp);
 	rp->data = d;
+	rp->perf_counter = d->counter;
+	rp->program = d->process;
 	return 1;
-}
-
-bool perf_point_counter(const ResolvedPoint *rp, const char **name,
-			const char **program)
-{
-	const PerfData *d = rp && rp->family == &family_perf ? rp->data : NULL;
-	if (!d || !d->counter)
-		return false;
-	*name = d->counter;
-	*program = d->process;
-	return true;
 }
 
 static const char *const perf_shapes[] = {
@@ -81,4 +72,6 @@ static const char *const perf_shapes[] = {
 	NULL
 };
 
-const ProbeFamily family_perf = { "perf", perf_shapes, resolve_perf };
+const ProbeFamily family_perf = {
+	.name = "perf", .shapes = perf_shapes, .resolve = resolve_perf,
+};

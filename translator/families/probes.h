@@ -36,6 +36,14 @@ typedef struct ResolvedPoint {
 	bool needs_debuginfo;   /* recognised, but full resolution is deferred:
 				 * ctx_vars then lists only what is known
 				 * without DWARF, and other $vars may exist */
+	bool user_space;        /* the handler runs for a user process (its
+				 * target expressions read user memory; it
+				 * may read perf counters with @perf) */
+	const char *program;    /* the program the probe is bound to (a
+				 * process probe, a perf .process), or NULL
+				 * for any */
+	const char *perf_counter; /* .counter("NAME") of a perf probe: what
+				   @perf("NAME") in user_space probes reads */
 	void *data;             /* family-specific facts for pass 3 (see the
 				 * family's file), or NULL */
 } ResolvedPoint;
@@ -85,15 +93,6 @@ typedef struct PointMatcher {
  * components, the point component that stands for it. */
 int point_match(ProbePoint *pp, const PointMatcher *m, bool prefix,
 		ProbePointComp **src);
-
-/* A perf probe with .counter("NAME"): its counter name and the program
- * of its .process (NULL when it counts system-wide).  False for any
- * other point. */
-bool perf_point_counter(const ResolvedPoint *rp, const char **name,
-			const char **program);
-/* A process(...) probe: the program it runs in (NULL for every process).
- * False for any other point. */
-bool process_point_program(const ResolvedPoint *rp, const char **program);
 
 /* The context variable $name of a resolved point, or NULL. */
 const CtxVar *resolved_ctx_var(const ResolvedPoint *rp, const char *name);

@@ -488,7 +488,26 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 	return total;
 }
 
+static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
+				  Vec *out);
+
+/* Every process probe runs for a user process, bound to its program (a
+ * library probe to the program, not the library). */
 static int resolve_process(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
+{
+	int first = out->len;
+	int r = resolve_process_points(fam, pp, out);
+	for (int i = first; r > 0 && i < out->len; i++) {
+		ResolvedPoint *rp = out->data[i];
+		const ProcessData *d = rp->data;
+		rp->user_space = true;
+		rp->program = d ? d->path : NULL;
+	}
+	return r;
+}
+
+static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
+				  Vec *out)
 {
 	ProbePointComp *head = vec_get(&pp->comps, 0);
 	bool event = is_event_point(pp);
@@ -597,15 +616,6 @@ static int resolve_process(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	return total;
 }
 
-bool process_point_program(const ResolvedPoint *rp, const char **program)
-{
-	const ProcessData *d = rp && rp->family == &family_process ? rp->data : NULL;
-	if (!d)
-		return false;
-	*program = d->path;     /* a library probe runs in the program */
-	return true;
-}
-
 static const char *const process_shapes[] = {
 	"process(s|n?).{begin|end|thread.begin|thread.end|syscall|syscall.return"
 		"|insn|insn.block}",
@@ -618,4 +628,6 @@ static const char *const process_shapes[] = {
 	NULL
 };
 
-const ProbeFamily family_process = { "process", process_shapes, resolve_process };
+const ProbeFamily family_process = {
+	.name = "process", .shapes = process_shapes, .resolve = resolve_process,
+};

@@ -88,4 +88,6 @@ static const char *const procfs_shapes[] = {
 	NULL
 };
 
-const ProbeFamily family_procfs = { "procfs", procfs_shapes, resolve_procfs };
+const ProbeFamily family_procfs = {
+	.name = "procfs", .shapes = procfs_shapes, .resolve = resolve_procfs,
+};

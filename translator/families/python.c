@@ -16,4 +16,6 @@ static const char *const python_shapes[] = {
 	"{python2|python3}.module(s).function(s)[.call|.return]", NULL
 };
 
-const ProbeFamily family_python = { "python", python_shapes, resolve_python };
+const ProbeFamily family_python = {
+	.name = "python", .shapes = python_shapes, .resolve = resolve_python,
+};

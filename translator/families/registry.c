@@ -32,11 +32,12 @@
  * string arguments against its candidates (tracepoints, symbols, paths)
  * and says which $context variables the handler may use.
  *
- * Pass 3 will hook in the same way: ProbeFamily gains an `emit` function
- * next to `resolve`, and ResolvedPoint.data carries what the family found
- * (a tracepoint's prototype, a timer's interval, a binary's path) so the
- * emitter never re-parses the point.  Families that share runtime glue
- * (all timers, all uprobes) will emit one registration table each.
+ * Pass 3 hooks in the same way: a family's emit_decls/emit_code write
+ * the glue of its probes, reading what its resolve function left in
+ * ResolvedPoint.data (a tracepoint's prototype, a timer's interval), so
+ * the generator never re-parses the point.  The table below is the only
+ * list of families: adding one is its file (families/NAME.c and
+ * runtime/families/NAME.c), a line here and Makefile.am.
  */
 #include "family.h"
 
@@ -44,6 +45,21 @@
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+
+extern const ProbeFamily family_begin, family_end, family_error,
+	family_never;                                        /* begin_end.c */
+extern const ProbeFamily family_timer;                       /* timer.c */
+extern const ProbeFamily family_kernel_dwarf;                /* kernel_function.c */
+extern const ProbeFamily family_kernel_data;                 /* hwbreak.c */
+extern const ProbeFamily family_kprobe;                      /* kprobe.c */
+extern const ProbeFamily family_trace;                       /* tracepoint.c */
+extern const ProbeFamily family_process;                     /* process.c */
+extern const ProbeFamily family_procfs;                      /* procfs.c */
+extern const ProbeFamily family_netfilter;                   /* netfilter.c */
+extern const ProbeFamily family_perf;                        /* perf.c */
+extern const ProbeFamily family_mark;                        /* mark.c */
+extern const ProbeFamily family_java;                        /* java.c */
+extern const ProbeFamily family_python;                      /* python.c */
 
 static const ProbeFamily *const families[] = {
 	&family_begin, &family_end, &family_error, &family_never,
@@ -166,6 +182,7 @@ typedef struct ShapeComp {
 
 typedef struct Shape {
 	const ProbeFamily *family;
+	bool translatable;      /* pass 3 can translate points of it */
 	int n;
 	ShapeComp comp[MAX_SHAPE_COMPS];
 } Shape;
@@ -305,8 +322,33 @@ static Vec seqs_alts(SpecParser *sp)
 	return out;
 }
 
+bool probe_family_translatable(const ProbeFamily *fam)
+{
+	return fam->session != SESSION_NONE || (fam->emit_decls && fam->emit_code);
+}
+
 static Vec shapes;          /* Shape * */
 static bool shapes_ready;
+
+static void add_shapes(const ProbeFamily *fam, const char *const *lines,
+		       bool translatable)
+{
+	for (const char *const *l = lines; *l; l++) {
+		SpecParser sp = { .p = *l, .line = *l };
+		Vec v = seqs_alts(&sp);
+		if (*sp.p)
+			BUG("bad probe shape '%s' at '%s'", *l, sp.p);
+		for (int i = 0; i < v.len; i++) {
+			Seq *s = v.data[i];
+			Shape *sh = NEW(Shape);
+			sh->family = fam;
+			sh->translatable = translatable;
+			sh->n = s->n;
+			memcpy(sh->comp, s->comp, sizeof s->comp);
+			vec_push(&shapes, sh);
+		}
+	}
+}
 
 static void build_shapes(void)
 {
@@ -315,20 +357,9 @@ static void build_shapes(void)
 	shapes_ready = true;
 	for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
 		const ProbeFamily *fam = families[f];
-		for (const char *const *l = fam->shapes; *l; l++) {
-			SpecParser sp = { .p = *l, .line = *l };
-			Vec v = seqs_alts(&sp);
-			if (*sp.p)
-				BUG("bad probe shape '%s' at '%s'", *l, sp.p);
-			for (int i = 0; i < v.len; i++) {
-				Seq *s = v.data[i];
-				Shape *sh = NEW(Shape);
-				sh->family = fam;
-				sh->n = s->n;
-				memcpy(sh->comp, s->comp, sizeof s->comp);
-				vec_push(&shapes, sh);
-			}
-		}
+		add_shapes(fam, fam->shapes, probe_family_translatable(fam));
+		if (fam->untranslatable_shapes)
+			add_shapes(fam, fam->untranslatable_shapes, false);
 	}
 }
 
@@ -349,20 +380,38 @@ static void shape_text(StrBuf *sb, const Shape *sh)
 	}
 }
 
+
+/* After a shape of a family pass 3 cannot translate (documented in
+ * tapc.1). */
+#define UNTRANSLATABLE_MARK "  [not translatable]"
+
+typedef struct TypeLine {
+	const char *text;
+	bool translatable;
+} TypeLine;
+
+static int cmp_type_line(const void *a, const void *b)
+{
+	return strcmp(((const TypeLine *)a)->text, ((const TypeLine *)b)->text);
+}
+
 void dump_probe_types(FILE *out)
 {
 	build_shapes();
-	const char **lines = xalloc(shapes.len * sizeof *lines);
+	TypeLine *lines = xalloc(shapes.len * sizeof *lines);
 	for (int i = 0; i < shapes.len; i++) {
 		StrBuf sb = { 0 };
-		shape_text(&sb, shapes.data[i]);
-		lines[i] = xstrdup(sb_cstr(&sb));
+		const Shape *sh = shapes.data[i];
+		shape_text(&sb, sh);
+		lines[i].text = xstrdup(sb_cstr(&sb));
+		lines[i].translatable = sh->translatable;
 		sb_free(&sb);
 	}
-	qsort(lines, shapes.len, sizeof *lines, cmp_cstr_ptr);
+	qsort(lines, shapes.len, sizeof *lines, cmp_type_line);
 	for (int i = 0; i < shapes.len; i++)
-		if (i == 0 || strcmp(lines[i], lines[i - 1]))
-			fprintf(out, "%s\n", lines[i]);
+		if (i == 0 || strcmp(lines[i].text, lines[i - 1].text))
+			fprintf(out, "%s%s\n", lines[i].text,
+				lines[i].translatable ? "" : UNTRANSLATABLE_MARK);
 }
 
 bool probe_family_known_prefix(const char *first)
@@ -391,6 +440,14 @@ ProbePointComp *pp_comp(ProbePoint *pp, const char *name)
 		if (!strcmp(ppc(pp, i)->name, name))
 			return ppc(pp, i);
 	return NULL;
+}
+
+int pp_comp_index(ProbePoint *pp, const char *name)
+{
+	for (int i = 0; i < pp->comps.len; i++)
+		if (!strcmp(ppc(pp, i)->name, name))
+			return i;
+	return -1;
 }
 
 bool pp_has(ProbePoint *pp, const char *name)

@@ -1,10 +1,29 @@
 /* timer.c - the timer family: timer.s/ms/us/ns/jiffies(N), timer.hz(N),
- * timer.profile.  No $context variables. */
-#include "pointdata.h"
+ * timer.profile.  No $context variables.
+ *
+ * Pass 3 writes one callback per probe and a table for
+ * runtime/families/timer.c.  Periods go into the table as C expressions
+ * in nanoseconds, so jiffies and hz use the HZ of the kernel the module
+ * is built for.
+ */
+#include "emit_glue.h"
 
 #include <string.h>
 
-/* What pass 3 needs of a timer: TimerData (pointdata.h). */
+/* What pass 3 needs of a timer (ResolvedPoint.data). */
+/* Timers.  Interval timers count in nanoseconds; jiffies timers in
+ * jiffies; hz timers in events per second; profile timers run on every
+ * tick (hz = 0) or at a frequency. */
+typedef enum TimerKind {
+	TIMER_INTERVAL, TIMER_JIFFIES, TIMER_HZ, TIMER_PROFILE_TICK,
+	TIMER_PROFILE_FREQ
+} TimerKind;
+
+typedef struct TimerData {
+	TimerKind kind;
+	int64_t interval;       /* ns, jiffies, or hz */
+	int64_t randomize;      /* same unit, 0 when none */
+} TimerData;
 
 static const struct {
 	const char *name;
@@ -89,6 +108,88 @@ static int resolve_timer(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	return 1;
 }
 
+/* ---- pass 3 ---- */
+
+/* The period (and randomisation) of a timer as C text, in ns. */
+static const char *timer_ns(const TimerData *d, int64_t v)
+{
+	switch (d->kind) {
+	case TIMER_INTERVAL:
+		return xsprintf("%lldULL", (long long)v);
+	case TIMER_JIFFIES:
+		return xsprintf("%lldULL * TICK_NSEC", (long long)v);
+	case TIMER_HZ:
+	case TIMER_PROFILE_FREQ:
+		return xsprintf("NSEC_PER_SEC / %lldULL", (long long)v);
+	case TIMER_PROFILE_TICK:
+		return "TICK_NSEC";
+	}
+	return "0";
+}
+
+static bool timer_is_profile(const TimerData *d)
+{
+	return d->kind == TIMER_PROFILE_TICK || d->kind == TIMER_PROFILE_FREQ;
+}
+
+static void emit_timer_callback(Emitter *e, const EmitProbe *ep)
+{
+	const TimerData *d = ep->rp->data;
+
+	emit(e, "static void tapt_%d(struct pt_regs *regs)", ep->index);
+	emit(e, "{");
+	emit(e, "\tstruct tap_context *c = tap_context_enter(%s, TAP_STATE_RUNNING);",
+	     ep->pp);
+	emit_blank(e);
+	emit(e, "\tif (!c)");
+	emit(e, "\t\treturn;");
+	emit_context_fill(e, "regs", timer_is_profile(d) ? "profile" : "timer", false);
+	emit(e, "\t%s(c, NULL);", ep->body_fn);
+	emit(e, "\ttap_context_exit(c);");
+	emit(e, "}");
+	emit_blank(e);
+}
+
+static bool emit_timer_decls(Emitter *e, EmitProbe **probes, int n)
+{
+	(void)probes;
+	(void)n;
+	emit(e, "#include \"runtime/families/timer.c\"");
+	return true;
+}
+
+static bool emit_timer_code(Emitter *e, EmitProbe **probes, int n,
+			    FamilyCode *out)
+{
+	for (int i = 0; i < n; i++)
+		emit_timer_callback(e, probes[i]);
+	emit(e, "static struct _tap_timer _tap_timer_table[] = {");
+	for (int i = 0; i < n; i++) {
+		const EmitProbe *ep = probes[i];
+		const TimerData *d = ep->rp->data;
+		emit(e, "\t{ .pp = %s, .fire = tapt_%d,", ep->pp, ep->index);
+		emit(e, "\t  .interval_ns = %s, .randomize_ns = %s, .profile = %s },",
+		     timer_ns(d, d->interval),
+		     d->randomize ? timer_ns(d, d->randomize) : "0",
+		     timer_is_profile(d) ? "true" : "false");
+	}
+	emit(e, "};");
+	emit_blank(e);
+	emit(e, "static int _tap_timer_family_start(void)");
+	emit(e, "{");
+	emit(e, "\treturn _tap_timers_start(_tap_timer_table, ARRAY_SIZE(_tap_timer_table));");
+	emit(e, "}");
+	emit_blank(e);
+	emit(e, "static void _tap_timer_family_stop(void)");
+	emit(e, "{");
+	emit(e, "\t_tap_timers_stop(_tap_timer_table, ARRAY_SIZE(_tap_timer_table));");
+	emit(e, "}");
+	emit_blank(e);
+	out->start_fn = "_tap_timer_family_start";
+	out->stop_fn = "_tap_timer_family_stop";
+	return true;
+}
+
 static const char *const timer_shapes[] = {
 	"timer.{s(n)|sec(n)|ms(n)|msec(n)|us(n)|usec(n)|ns(n)|nsec(n)|jiffies(n)}"
 		"[.randomize(n)]",
@@ -98,4 +199,7 @@ static const char *const timer_shapes[] = {
 	NULL
 };
 
-const ProbeFamily family_timer = { "timer", timer_shapes, resolve_timer };
+const ProbeFamily family_timer = {
+	.name = "timer", .shapes = timer_shapes, .resolve = resolve_timer,
+	.emit_decls = emit_timer_decls, .emit_code = emit_timer_code,
+};

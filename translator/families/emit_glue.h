@@ -1,0 +1,26 @@
+/* emit_glue.h - pass 3's side of the probe families: what a family file
+ * that writes code includes (emit.h, the contract between pass 3 and the
+ * families, and the helpers of emit_glue.c).  Pass 2 code never includes
+ * it.
+ */
+#ifndef TAPC_FAMILIES_EMIT_GLUE_H
+#define TAPC_FAMILIES_EMIT_GLUE_H
+
+#include "emit.h"
+#include "family.h"
+
+/* True when a failure to register this probe must not fail the run: the
+ * point (or one it was expanded from) was marked '?' or '!'. */
+bool emit_point_optional(const ResolvedPoint *rp);
+/* True when the point came from a wildcard: a failure to register it is a
+ * warning, as one of many candidates may be off limits. */
+bool emit_point_from_wildcard(const ResolvedPoint *rp);
+/* The registration flags for the runtime tables: "0", "TAP_PROBE_OPTIONAL"
+ * ... (see runtime/families/probe_common.h). */
+const char *emit_point_flags(const ResolvedPoint *rp);
+/* The C statements that fill the public context fields a family knows
+ * (regs, user_regs, probe_type, is_return), indented one level. */
+void emit_context_fill(Emitter *e, const char *regs, const char *type,
+		       bool is_return);
+
+#endif

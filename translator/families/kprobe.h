@@ -1,0 +1,37 @@
+/* kprobe.h - what kprobe.c offers the families that put their probes on
+ * kprobes (kernel_function.c): the point data, the checks they share and
+ * the pass-3 glue.  A family file, not a general header.
+ */
+#ifndef TAPC_FAMILIES_KPROBE_H
+#define TAPC_FAMILIES_KPROBE_H
+
+#include "family.h"
+
+/* ResolvedPoint.data of kprobe.*, kernel.function, module().function,
+ * kernel.statement. */
+typedef struct KernelPointData {
+	const char *module;     /* NULL for the kernel itself */
+	const char *function;   /* function or symbol name, or NULL */
+	int64_t address;        /* statement(N) */
+	int64_t maxactive;      /* -1 when not given */
+} KernelPointData;
+
+/* True for the functions no probe may be put on. */
+bool blocked_function(const char *name);
+/* .maxactive(N) into d->maxactive (-1 when absent); -1 after an error. */
+int check_maxactive(ProbePoint *pp, KernelPointData *d);
+/* 0 in guru mode, else an error naming `what` and -1. */
+int need_guru(ProbePoint *pp, const char *what);
+/* The module names module("PATTERN") stands for; *unknown when the
+ * target's modules cannot be listed; *err -1 after an error. */
+Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err);
+
+/* pass 3: the kprobe glue of probes whose data is KernelPointData; `tag`
+ * keeps the tables and functions of the families using it apart. */
+bool kprobe_emit_decls(Emitter *e, EmitProbe **probes, int n);
+bool kprobe_emit_code_as(Emitter *e, const char *tag, EmitProbe **probes,
+			 int n, FamilyCode *out);
+/* Return probes run an @entry saver. */
+bool kprobe_supports_entry(const ResolvedPoint *rp);
+
+#endif
