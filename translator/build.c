@@ -4,6 +4,7 @@
  * Built modules and feature headers are cached by content hash. */
 #include "build.h"
 #include "passes.h"
+#include "debuginfo/debuginfo.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -12,6 +12,7 @@
  */
 #include "emit_priv.h"
 #include "passes.h"
+#include "debuginfo/debuginfo.h"
 
 #include <string.h>
 

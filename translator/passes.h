@@ -37,10 +37,4 @@ void target_init(void);
  * tapc binary (an uninstalled build), else PKGDATADIR/tapsets. */
 const Vec *tapset_dirs(void);
 
-/* kheaders.c: the target kernel's header that defines struct NAME, as
- * "linux/binfmts.h" (NULL when none does), and the struct a C type names
- * ("const struct file *" -> "file"; NULL for other types). */
-const char *kernel_struct_header(const char *name);
-const char *struct_name_of(const char *ctype);
-
 #endif

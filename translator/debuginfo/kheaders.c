@@ -14,9 +14,7 @@
  * kept in the cache folder (kheaders/), keyed by the trees' paths and the
  * change times of their include folders.
  */
-#include "tapc.h"
-#include "passes.h"
-#include "families/family.h"
+#include "debuginfo.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -9,7 +9,7 @@
  * and mark the point needs_debuginfo, rather than pretend a name exists
  * or does not.
  */
-#include "../families/family.h"
+#include "debuginfo.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -238,6 +238,11 @@ static const char *module_name_of(const char *path, size_t len)
 		if (*p == '-')
 			*p = '_';
 	return name;
+}
+
+bool kernel_module_file_readable(const char *path)
+{
+	return access(path, R_OK) == 0;
 }
 
 const NameList *kernel_module_names(void)

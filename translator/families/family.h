@@ -20,6 +20,7 @@
 #define TAPC_PROBES_FAMILY_H
 
 #include "probes.h"
+#include "debuginfo/debuginfo.h"
 
 /* pass 3's types (emit.h) */
 typedef struct Emitter Emitter;
@@ -103,43 +104,5 @@ static inline bool pp_is_optional(const ProbePoint *pp)
  * tracepoints): * ? [..] as in the shell. */
 bool arg_glob_match(const char *pattern, const char *name);
 bool arg_has_glob(const char *s);
-
-/* ---- symbol sources (debuginfo/symbols.c) ---- */
-
-/* A sorted, de-duplicated list of names. */
-typedef struct NameList {
-	const char **names;
-	int len;
-	const char *source;     /* where it came from, for messages */
-} NameList;
-
-bool namelist_has(const NameList *l, const char *name);
-/* Fill l from names (sorted, duplicates dropped; names is taken over). */
-void namelist_finish(NameList *l, Vec *names);
-
-/* Function symbols of the target kernel proper (no modules), or NULL when
- * no real symbol table is available for it.  Read once, on first use. */
-const NameList *kernel_function_symbols(void);
-/* Function symbols of a loaded module of the running target, or NULL. */
-const NameList *module_function_symbols(const char *module);
-/* Module names of the target ('-' folded to '_'), or NULL when unknown. */
-const NameList *kernel_module_names(void);
-/* True when target_release() is the running kernel. */
-bool target_is_running_kernel(void);
-
-/* The path of the target's headers or build tree (for tracepoints), or
- * NULL.  Several folders may hold headers (Debian's -common split), so
- * this returns them in search order. */
-const Vec *kernel_header_dirs(void);
-/* The kernel tree's arch/ folder name for the target: "x86" for x86_64. */
-const char *kernel_arch_dir(void);
-
-/* ---- user-space programs (process.c) ---- */
-
-/* The absolute path of a program as process("NAME") means it: NAME with
- * a '/' is relative to the working directory, else it is looked up in
- * $PATH; a script stands for its #! interpreter.  NULL NAME means the
- * program of -c CMD (or of the -x PID).  NULL when not found. */
-const char *program_path(const char *name);
 
 #endif

@@ -6,7 +6,6 @@
 #include "kprobe.h"
 
 #include <string.h>
-#include <unistd.h>
 
 /* ResolvedPoint.data: KernelPointData (kprobe.h). */
 
@@ -77,7 +76,7 @@ Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err)
 		return out;
 	}
 	if (strchr(pat, '/')) {
-		if (access(pat, R_OK) == 0)
+		if (kernel_module_file_readable(pat))
 			vec_push(&out, (void *)pat);
 		return out;
 	}

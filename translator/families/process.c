@@ -3,23 +3,14 @@
  * static (SDT) markers.
  *
  * The program must exist (an optional point that names a missing one
- * resolves to nothing).  Its ELF file is read with libelf, once per path:
- * the symbol table says which functions exist (only when the file has a
- * full .symtab: a stripped file's .dynsym is not the whole list), the
- * PLT relocations list the .plt entries, and .note.stapsdt lists the SDT
- * markers with their argument counts ($arg1..$argN).
+ * resolves to nothing).  What its file holds comes from debuginfo.h
+ * (object_facts): which functions exist (a full symbol table can say a
+ * name is not there), the .plt entries, and the SDT markers with their
+ * argument counts ($arg1..$argN).
  */
 #include "family.h"
 
-#include <fcntl.h>
-#include <gelf.h>
-#include <glob.h>
-#include <libelf.h>
-#include <limits.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ResolvedPoint.data for process probes. */
 typedef struct ProcessData {
@@ -31,280 +22,6 @@ typedef struct ProcessData {
 	int64_t address;        /* statement(N) */
 	int sdt_args;           /* SDT marker argument count */
 } ProcessData;
-
-/* ---- finding programs ---- */
-
-static bool is_regular(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static const char *canonical(const char *p)
-{
-	char *r = realpath(p, NULL);
-	if (!r)
-		return NULL;
-	const char *s = intern(r);
-	free(r);
-	return s;
-}
-
-/* A "#!" script stands for its interpreter. */
-static const char *through_interpreter(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return path;
-	char line[PATH_MAX + 3];
-	const char *r = path;
-	if (fgets(line, sizeof line, f) && line[0] == '#' && line[1] == '!') {
-		char *p = line + 2;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		p[strcspn(p, " \t\n")] = 0;
-		if (*p && is_regular(p))
-			r = canonical(p) ? canonical(p) : path;
-	}
-	fclose(f);
-	return r;
-}
-
-static const char *search_path(const char *name)
-{
-	if (strchr(name, '/'))
-		return is_regular(name) ? canonical(name) : NULL;
-	const char *env = getenv("PATH");
-	if (!env || !*env)
-		env = "/usr/local/bin:/usr/bin:/bin";
-	for (const char *p = env;;) {
-		const char *colon = strchr(p, ':');
-		size_t n = colon ? (size_t)(colon - p) : strlen(p);
-		const char *cand = n ? xsprintf("%.*s/%s", (int)n, p, name)
-				     : xsprintf("./%s", name);
-		if (is_regular(cand) && access(cand, X_OK) == 0)
-			return canonical(cand);
-		if (!colon)
-			return NULL;
-		p = colon + 1;
-	}
-}
-
-const char *program_path(const char *name)
-{
-	if (!name) {
-		if (sess.target_cmd) {
-			const char *c = sess.target_cmd;
-			while (*c == ' ' || *c == '\t')
-				c++;
-			name = xstrndup(c, strcspn(c, " \t"));
-		} else if (sess.target_pid > 0) {
-			return canonical(xsprintf("/proc/%ld/exe", sess.target_pid));
-		} else {
-			return NULL;
-		}
-	}
-	if (!*name)
-		return NULL;
-	const char *p = search_path(name);
-	return p ? through_interpreter(p) : NULL;
-}
-
-/* ---- what an ELF file holds ---- */
-
-typedef struct SdtNote {
-	const char *provider, *name;
-	int nargs;
-} SdtNote;
-
-typedef struct ElfFacts {
-	const char *path;
-	bool readable;          /* an ELF file we could read */
-	bool has_symtab;        /* full symbol table (not stripped) */
-	NameList funcs;         /* defined function symbols */
-	NameList plt;           /* names of PLT-called functions */
-	Vec sdt;                /* SdtNote * */
-} ElfFacts;
-
-static void read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *funcs)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	if (!data || !sh->sh_entsize)
-		return;
-	size_t n = sh->sh_size / sh->sh_entsize;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Sym sym;
-		if (!gelf_getsym(data, i, &sym))
-			break;
-		int t = GELF_ST_TYPE(sym.st_info);
-		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
-			continue;
-		const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (name && *name)
-			vec_push(funcs, (void *)intern(name));
-	}
-}
-
-/* Symbol names of the PLT relocations (.rela.plt / .rel.plt). */
-static void read_plt(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *plt)
-{
-	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
-	GElf_Shdr symsh;
-	if (!symscn || !gelf_getshdr(symscn, &symsh))
-		return;
-	Elf_Data *data = elf_getdata(scn, NULL), *syms = elf_getdata(symscn, NULL);
-	if (!data || !syms || !sh->sh_entsize)
-		return;
-	size_t n = sh->sh_size / sh->sh_entsize;
-	for (size_t i = 0; i < n; i++) {
-		size_t symi;
-		if (sh->sh_type == SHT_RELA) {
-			GElf_Rela r;
-			if (!gelf_getrela(data, i, &r))
-				break;
-			symi = GELF_R_SYM(r.r_info);
-		} else {
-			GElf_Rel r;
-			if (!gelf_getrel(data, i, &r))
-				break;
-			symi = GELF_R_SYM(r.r_info);
-		}
-		GElf_Sym sym;
-		if (!symi || !gelf_getsym(syms, symi, &sym))
-			continue;
-		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-		if (name && *name)
-			vec_push(plt, (void *)intern(name));
-	}
-}
-
-/* .note.stapsdt: three addresses, then provider, name and the argument
- * descriptions ("8@%rdi -4@%esi"), one per argument. */
-static void read_sdt(Elf *elf, Elf_Scn *scn, Vec *sdt)
-{
-	Elf_Data *data = elf_getdata(scn, NULL);
-	if (!data)
-		return;
-	size_t addr = gelf_getclass(elf) == ELFCLASS32 ? 4 : 8;
-	GElf_Nhdr nh;
-	size_t off = 0, name_off, desc_off;
-	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type != 3 || nh.n_namesz != sizeof "stapsdt" ||
-		    memcmp((char *)data->d_buf + name_off, "stapsdt", 7) ||
-		    nh.n_descsz <= 3 * addr)
-			continue;
-		const char *d = (char *)data->d_buf + desc_off + 3 * addr;
-		const char *end = (char *)data->d_buf + desc_off + nh.n_descsz;
-		const char *prov = d, *name = prov + strnlen(prov, end - prov) + 1;
-		if (name >= end)
-			continue;
-		const char *args = name + strnlen(name, end - name) + 1;
-		SdtNote *s = NEW(SdtNote);
-		s->provider = intern_n(prov, strnlen(prov, end - prov));
-		s->name = intern_n(name, strnlen(name, end - name));
-		if (args < end) {
-			size_t len = strnlen(args, end - args);
-			bool in_word = false;
-			for (size_t i = 0; i < len; i++) {
-				bool blank = args[i] == ' ';
-				if (!blank && !in_word)
-					s->nargs++;
-				in_word = !blank;
-			}
-		}
-		vec_push(sdt, s);
-	}
-}
-
-static ElfFacts *elf_facts(const char *path)
-{
-	static Vec cache;
-	path = intern(path);
-	for (int i = 0; i < cache.len; i++) {
-		ElfFacts *f = cache.data[i];
-		if (f->path == path)
-			return f;
-	}
-	ElfFacts *f = NEW(ElfFacts);
-	f->path = path;
-	vec_push(&cache, f);
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return f;
-	int fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return f;
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (elf && elf_kind(elf) == ELF_K_ELF) {
-		f->readable = true;
-		Vec funcs = { 0 }, plt = { 0 };
-		size_t shstrndx;
-		if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-			shstrndx = 0;
-		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
-			GElf_Shdr sh;
-			if (!gelf_getshdr(scn, &sh))
-				continue;
-			const char *sname = elf_strptr(elf, shstrndx, sh.sh_name);
-			if (!sname)
-				sname = "";
-			if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
-				f->has_symtab |= sh.sh_type == SHT_SYMTAB;
-				read_symbols(elf, scn, &sh, &funcs);
-			} else if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) &&
-				   (!strcmp(sname, ".rela.plt") || !strcmp(sname, ".rel.plt"))) {
-				read_plt(elf, scn, &sh, &plt);
-			} else if (sh.sh_type == SHT_NOTE && !strcmp(sname, ".note.stapsdt")) {
-				read_sdt(elf, scn, &f->sdt);
-			}
-		}
-		namelist_finish(&f->funcs, &funcs);
-		namelist_finish(&f->plt, &plt);
-	}
-	if (elf)
-		elf_end(elf);
-	close(fd);
-	return f;
-}
-
-/* ---- libraries ---- */
-
-static const char *const lib_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
-	"/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
-};
-
-/* Paths the .library("...") argument stands for. */
-static Vec find_libraries(const char *pat)
-{
-	Vec out = { 0 };
-	if (strchr(pat, '/')) {
-		glob_t g;
-		if (glob(pat, 0, NULL, &g) == 0) {
-			for (size_t i = 0; i < g.gl_pathc; i++)
-				if (is_regular(g.gl_pathv[i]))
-					vec_push(&out, (void *)canonical(g.gl_pathv[i]));
-			globfree(&g);
-		}
-		return out;
-	}
-	for (size_t i = 0; i < sizeof lib_dirs / sizeof lib_dirs[0]; i++) {
-		glob_t g;
-		if (glob(xsprintf("%s/%s", lib_dirs[i], pat), 0, NULL, &g) != 0)
-			continue;
-		for (size_t j = 0; j < g.gl_pathc; j++) {
-			const char *c = is_regular(g.gl_pathv[j]) ? canonical(g.gl_pathv[j]) : NULL;
-			bool dup = !c;
-			for (int k = 0; k < out.len && !dup; k++)
-				dup = out.data[k] == c;
-			if (!dup)
-				vec_push(&out, (void *)c);
-		}
-		globfree(&g);
-		if (out.len)
-			break;
-	}
-	return out;
-}
 
 /* ---- the family ---- */
 
@@ -352,7 +69,7 @@ static int resolve_event(const ProbeFamily *fam, ProbePoint *pp,
 static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			     const char *object, ProcessData *proto, Vec *out)
 {
-	ElfFacts *ef = elf_facts(object);
+	const ObjectFacts *ef = object_facts(object);
 	int ci = -1;
 	const char *kind = NULL;
 	for (int i = 1; i < pp->comps.len && !kind; i++) {
@@ -546,7 +263,7 @@ static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
 			error_at(head->loc, _("process(%lld): a PID must be positive"), (long long)pid);
 			return -1;
 		}
-		const char *exe = event ? NULL : canonical(xsprintf("/proc/%lld/exe", (long long)pid));
+		const char *exe = event ? NULL : process_program(pid);
 		if (!event && !exe) {
 			if (pp_is_optional(pp))
 				return 0;
@@ -561,13 +278,7 @@ static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
 			return -1;
 		}
 		if (arg_has_glob(name)) {
-			glob_t g;
-			if (glob(name, 0, NULL, &g) == 0) {
-				for (size_t i = 0; i < g.gl_pathc; i++)
-					if (is_regular(g.gl_pathv[i]))
-						vec_push(&paths, (void *)canonical(g.gl_pathv[i]));
-				globfree(&g);
-			}
+			paths = programs_matching(name);
 			if (!paths.len)
 				return 0;
 		} else {

@@ -1,0 +1,242 @@
+/* debuginfo.h - what tapc knows of the target's code and data, and the
+ * one way the probe families and the passes ask for it.
+ *
+ * Sources today (one file each):
+ *   symbols.c      kallsyms and System.map: the kernel's and its modules'
+ *                  function symbols, the module list; where the target's
+ *                  headers are
+ *   elf.c          a user-space object's ELF file: function symbols, PLT
+ *                  entries, .note.stapsdt (SDT) markers
+ *   programs.c     which file a program or library name stands for
+ *   kheaders.c     which kernel header declares a struct
+ *   tracepoints.c  the kernel's tracepoints and their prototypes (trace
+ *                  headers, tracefs)
+ * DWARF (libdw/libdwfl) and BTF (libbpf) come next, behind this same
+ * header; the types at its end are the shape their answers take (see
+ * there).  No family file reads these sources itself.
+ *
+ * Everything returned lives in the arena and is read once per run (names
+ * are interned).  "Unknown" is NULL, never an empty list: a caller then
+ * accepts names as written and leaves the point needs_debuginfo, rather
+ * than pretend a name exists or does not.
+ */
+#ifndef TAPC_DEBUGINFO_H
+#define TAPC_DEBUGINFO_H
+
+#include "tapc.h"
+
+/* ---- lists of names ---- */
+
+/* A sorted, de-duplicated list of names. */
+typedef struct NameList {
+	const char **names;
+	int len;
+	const char *source;     /* where it came from, for messages */
+} NameList;
+
+bool namelist_has(const NameList *l, const char *name);
+/* Fill l from names (sorted, duplicates dropped; names is taken over). */
+void namelist_finish(NameList *l, Vec *names);
+
+/* ---- the kernel and its modules: kallsyms, System.map (symbols.c) ---- */
+
+/* Function symbols of the target kernel proper (no modules), or NULL when
+ * no real symbol table is available for it.  Read once, on first use. */
+const NameList *kernel_function_symbols(void);
+/* Function symbols of a loaded module of the running target, or NULL. */
+const NameList *module_function_symbols(const char *module);
+/* Module names of the target ('-' folded to '_'), or NULL when unknown. */
+const NameList *kernel_module_names(void);
+/* True when an out-of-tree module's file (a path to a .ko) can be read. */
+bool kernel_module_file_readable(const char *path);
+/* True when target_release() is the running kernel. */
+bool target_is_running_kernel(void);
+
+/* The path of the target's headers or build tree (for tracepoints), or
+ * NULL.  Several folders may hold headers (Debian's -common split), so
+ * this returns them in search order. */
+const Vec *kernel_header_dirs(void);
+/* The kernel tree's arch/ folder name for the target: "x86" for x86_64. */
+const char *kernel_arch_dir(void);
+
+/* ---- kernel types: the header that declares a struct (kheaders.c) ---- */
+
+/* The target kernel's header that defines struct NAME, as
+ * "linux/binfmts.h" (NULL when none does). */
+const char *kernel_struct_header(const char *name);
+/* The struct a C type names ("const struct file *" -> "file"; NULL for
+ * other types). */
+const char *struct_name_of(const char *ctype);
+
+/* ---- kernel tracepoints (tracepoints.c) ---- */
+
+/* One TP_PROTO argument. */
+typedef struct TraceArg {
+	const char *name, *ctype;
+} TraceArg;
+
+typedef struct TraceEvent {
+	const char *system, *name;   /* interned; system may be NULL */
+	Vec args;                    /* TraceArg *; valid when have_args */
+	bool have_args;
+	bool odd_args;               /* an argument was left out of args
+				      * (unnamed, array or function pointer):
+				      * the prototype is not known */
+	const char *header;          /* the header that declares it, or NULL */
+} TraceEvent;
+
+/* The target's tracepoints (TraceEvent *), from its trace headers and,
+ * for the running kernel, tracefs; NULL when neither is there. */
+const Vec *kernel_tracepoints(void);
+
+/* ---- user-space programs and libraries (programs.c) ---- */
+
+/* The absolute path of a program as process("NAME") means it: NAME with
+ * a '/' is relative to the working directory, else it is looked up in
+ * $PATH; a script stands for its #! interpreter.  NULL NAME means the
+ * program of -c CMD (or of the -x PID).  NULL when not found. */
+const char *program_path(const char *name);
+/* The regular files a glob ("/usr/bin/ls*") matches, canonical paths. */
+Vec programs_matching(const char *glob);
+/* The program a running process executes, or NULL. */
+const char *process_program(int64_t pid);
+/* Paths a .library("...") argument stands for: a path (glob) as it is,
+ * a bare name (glob) in the system's library folders. */
+Vec find_libraries(const char *pattern);
+
+/* ---- user-space objects: ELF (elf.c) ---- */
+
+/* An SDT marker of .note.stapsdt. */
+typedef struct SdtNote {
+	const char *provider, *name;
+	uint64_t pc;            /* the marker's address (file address) */
+	uint64_t base;          /* .stapsdt.base as linked, for prelink */
+	uint64_t semaphore;     /* its semaphore's address, or 0 */
+	const char *args;       /* argument descriptions: "8@%rdi -4@%esi" */
+	int nargs;              /* how many ($arg1..$argN) */
+} SdtNote;
+
+/* What an object file (a program or a library) holds. */
+typedef struct ObjectFacts {
+	const char *path;
+	bool readable;          /* an ELF file we could read */
+	bool has_symtab;        /* full symbol table (not stripped) */
+	NameList funcs;         /* defined function symbols */
+	NameList plt;           /* names of PLT-called functions */
+	Vec sdt;                /* SdtNote * */
+} ObjectFacts;
+
+/* The facts of the object at path (read once; readable false when it is
+ * not an ELF file tapc can read). */
+const ObjectFacts *object_facts(const char *path);
+
+/* ---- the shape of DWARF and BTF answers ----
+ *
+ * The readers to come (libdwfl for DWARF: kernel, modules and user
+ * objects with their separate debug files; libbpf for the kernel's BTF)
+ * answer in these types, so the families are written once against them.
+ * Addresses are as the module's file has them; add the module's bias for
+ * where it is loaded.
+ */
+
+typedef enum DiModuleKind {
+	DI_KERNEL,              /* vmlinux */
+	DI_KMODULE,             /* a kernel module (.ko) */
+	DI_USER,                /* a program or shared library */
+} DiModuleKind;
+
+/* A module: one loaded or loadable image and its files. */
+typedef struct DiModule {
+	DiModuleKind kind;
+	const char *name;       /* "kernel", "ext4", "/usr/bin/ls" */
+	const char *path;       /* its main (ELF) file, or NULL */
+	const char *debug_path; /* where its debug information is (the file
+				 * itself, a separate .debug file, vmlinux),
+				 * or NULL */
+	const char *build_id;   /* hex, or NULL when it has none */
+	uint64_t low, high;     /* address range [low, high) */
+	int64_t bias;           /* load address minus file address */
+} DiModule;
+
+typedef struct DiType DiType;
+
+/* A place in the source. */
+typedef struct DiSrcLoc {
+	const char *file;       /* NULL when unknown */
+	int line;               /* 0 when unknown */
+} DiSrcLoc;
+
+/* A function, or one inlined instance of it. */
+typedef struct DiFunction {
+	const char *name;
+	const DiModule *module;
+	uint64_t entry_pc;      /* first instruction; for an inlined instance
+				 * where it begins in its caller */
+	uint64_t low_pc, high_pc;
+	DiSrcLoc decl;          /* declaration (decl_file, decl_line) */
+	bool external;          /* visible outside its compilation unit */
+	bool inlined;           /* an inline instance, not an out-of-line copy */
+	const DiType *ret;      /* return type; NULL for void or unknown */
+	Vec params;             /* DiVariable *, in order */
+} DiFunction;
+
+/* Where a variable's value is at one pc. */
+typedef enum DiLocKind {
+	DI_LOC_NONE,            /* optimised out at this pc */
+	DI_LOC_REG,             /* in register `reg` */
+	DI_LOC_MEM_REG,         /* in memory at register `reg` + offset */
+	DI_LOC_ADDR,            /* in memory at a fixed address */
+	DI_LOC_CONST,           /* a constant value */
+	DI_LOC_EXPR,            /* a DWARF expression tapc must evaluate */
+} DiLocKind;
+
+typedef struct DiLocation {
+	DiLocKind kind;
+	int reg;                /* DWARF register number */
+	int64_t offset;         /* DI_LOC_MEM_REG */
+	uint64_t addr;          /* DI_LOC_ADDR */
+	int64_t value;          /* DI_LOC_CONST */
+	const void *expr;       /* DI_LOC_EXPR: the reader's operations */
+	size_t expr_len;
+} DiLocation;
+
+/* A parameter or variable in scope at some pc (or a global). */
+typedef struct DiVariable {
+	const char *name;
+	const DiType *type;
+	DiSrcLoc decl;
+	bool is_param;
+	DiLocation loc;         /* at the pc it was asked for */
+} DiVariable;
+
+/* Type kinds, as both DWARF tags and BTF kinds have them. */
+typedef enum DiTypeKind {
+	DI_TYPE_VOID, DI_TYPE_INT, DI_TYPE_FLOAT, DI_TYPE_ENUM,
+	DI_TYPE_POINTER, DI_TYPE_ARRAY, DI_TYPE_STRUCT, DI_TYPE_UNION,
+	DI_TYPE_TYPEDEF, DI_TYPE_CONST, DI_TYPE_VOLATILE, DI_TYPE_RESTRICT,
+	DI_TYPE_FUNC,           /* a function type (prototype) */
+	DI_TYPE_FWD,            /* a struct or union declared, not defined */
+} DiTypeKind;
+
+/* A member of a struct or union. */
+typedef struct DiMember {
+	const char *name;       /* NULL for an anonymous struct/union */
+	const DiType *type;
+	uint64_t bit_offset;    /* from the start of the enclosing type */
+	int bit_size;           /* bitfield width, 0 for a whole member */
+} DiMember;
+
+struct DiType {
+	DiTypeKind kind;
+	const char *name;       /* "task_struct", "u32", NULL when anonymous */
+	uint64_t size;          /* bytes; 0 when incomplete */
+	bool is_signed;         /* DI_TYPE_INT, DI_TYPE_ENUM */
+	const DiType *target;   /* pointer, array element, typedef,
+				 * qualifier, function return type */
+	int64_t count;          /* array elements; -1 when flexible */
+	Vec members;            /* DiMember * (struct, union) or, for
+				 * functions, parameter types (DiType *) */
+	DiSrcLoc decl;          /* where it is declared (DWARF only) */
+};
+
+#endif

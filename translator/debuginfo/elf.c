@@ -1,0 +1,170 @@
+/* elf.c - what a user-space object's ELF file holds (debuginfo.h), read
+ * with libelf once per path: the symbol table says which functions exist
+ * (only when the file has a full .symtab: a stripped file's .dynsym is
+ * not the whole list), the PLT relocations list the .plt entries, and
+ * .note.stapsdt lists the SDT markers.
+ */
+#include "debuginfo.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <string.h>
+#include <unistd.h>
+
+static void read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *funcs)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || !sh->sh_entsize)
+		return;
+	size_t n = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym sym;
+		if (!gelf_getsym(data, i, &sym))
+			break;
+		int t = GELF_ST_TYPE(sym.st_info);
+		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (name && *name)
+			vec_push(funcs, (void *)intern(name));
+	}
+}
+
+/* Symbol names of the PLT relocations (.rela.plt / .rel.plt). */
+static void read_plt(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *plt)
+{
+	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr symsh;
+	if (!symscn || !gelf_getshdr(symscn, &symsh))
+		return;
+	Elf_Data *data = elf_getdata(scn, NULL), *syms = elf_getdata(symscn, NULL);
+	if (!data || !syms || !sh->sh_entsize)
+		return;
+	size_t n = sh->sh_size / sh->sh_entsize;
+	for (size_t i = 0; i < n; i++) {
+		size_t symi;
+		if (sh->sh_type == SHT_RELA) {
+			GElf_Rela r;
+			if (!gelf_getrela(data, i, &r))
+				break;
+			symi = GELF_R_SYM(r.r_info);
+		} else {
+			GElf_Rel r;
+			if (!gelf_getrel(data, i, &r))
+				break;
+			symi = GELF_R_SYM(r.r_info);
+		}
+		GElf_Sym sym;
+		if (!symi || !gelf_getsym(syms, symi, &sym))
+			continue;
+		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		if (name && *name)
+			vec_push(plt, (void *)intern(name));
+	}
+}
+
+/* An address of `size` bytes in the file's byte order. */
+static uint64_t note_address(Elf *elf, const char *p, size_t size)
+{
+	const unsigned char *b = (const unsigned char *)p;
+	bool big = elf_getident(elf, NULL)[EI_DATA] == ELFDATA2MSB;
+	uint64_t v = 0;
+	for (size_t i = 0; i < size; i++)
+		v |= (uint64_t)b[big ? size - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/* .note.stapsdt: three addresses, then provider, name and the argument
+ * descriptions ("8@%rdi -4@%esi"), one per argument. */
+static void read_sdt(Elf *elf, Elf_Scn *scn, Vec *sdt)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data)
+		return;
+	size_t addr = gelf_getclass(elf) == ELFCLASS32 ? 4 : 8;
+	GElf_Nhdr nh;
+	size_t off = 0, name_off, desc_off;
+	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != 3 || nh.n_namesz != sizeof "stapsdt" ||
+		    memcmp((char *)data->d_buf + name_off, "stapsdt", 7) ||
+		    nh.n_descsz <= 3 * addr)
+			continue;
+		const char *desc = (char *)data->d_buf + desc_off;
+		const char *d = desc + 3 * addr;
+		const char *end = desc + nh.n_descsz;
+		const char *prov = d, *name = prov + strnlen(prov, end - prov) + 1;
+		if (name >= end)
+			continue;
+		const char *args = name + strnlen(name, end - name) + 1;
+		SdtNote *s = NEW(SdtNote);
+		s->provider = intern_n(prov, strnlen(prov, end - prov));
+		s->name = intern_n(name, strnlen(name, end - name));
+		s->pc = note_address(elf, desc, addr);
+		s->base = note_address(elf, desc + addr, addr);
+		s->semaphore = note_address(elf, desc + 2 * addr, addr);
+		s->args = "";
+		if (args < end) {
+			size_t len = strnlen(args, end - args);
+			s->args = intern_n(args, len);
+			bool in_word = false;
+			for (size_t i = 0; i < len; i++) {
+				bool blank = args[i] == ' ';
+				if (!blank && !in_word)
+					s->nargs++;
+				in_word = !blank;
+			}
+		}
+		vec_push(sdt, s);
+	}
+}
+
+const ObjectFacts *object_facts(const char *path)
+{
+	static Vec cache;
+	path = intern(path);
+	for (int i = 0; i < cache.len; i++) {
+		ObjectFacts *f = cache.data[i];
+		if (f->path == path)
+			return f;
+	}
+	ObjectFacts *f = NEW(ObjectFacts);
+	f->path = path;
+	vec_push(&cache, f);
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return f;
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return f;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF) {
+		f->readable = true;
+		Vec funcs = { 0 }, plt = { 0 };
+		size_t shstrndx;
+		if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+			shstrndx = 0;
+		for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(scn, &sh))
+				continue;
+			const char *sname = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (!sname)
+				sname = "";
+			if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
+				f->has_symtab |= sh.sh_type == SHT_SYMTAB;
+				read_symbols(elf, scn, &sh, &funcs);
+			} else if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) &&
+				   (!strcmp(sname, ".rela.plt") || !strcmp(sname, ".rel.plt"))) {
+				read_plt(elf, scn, &sh, &plt);
+			} else if (sh.sh_type == SHT_NOTE && !strcmp(sname, ".note.stapsdt")) {
+				read_sdt(elf, scn, &f->sdt);
+			}
+		}
+		namelist_finish(&f->funcs, &funcs);
+		namelist_finish(&f->plt, &plt);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return f;
+}
