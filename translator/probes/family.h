@@ -11,7 +11,7 @@
 #define TAPC_PROBES_FAMILY_H
 
 #include "probes.h"
-#include "../emit.h"
+#include "../emit/emit.h"
 
 struct ProbeFamily {
 	const char *name;                 /* for messages: "timer", "kprobe" */
