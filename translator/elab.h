@@ -1,5 +1,5 @@
-/* elab.h - what the files of pass 2 (resolve.c, types.c, optimize.c,
- * tapsets.c) share.  Not for other passes: they see the Program only. */
+/* elab.h - what the files of pass 2 (elab.c, resolve.c, derive.c,
+ * ctxvars.c, listing.c, types.c, optimize.c, tapsets.c) share.  Not for other passes: they see the Program only. */
 #ifndef TAPC_ELAB_H
 #define TAPC_ELAB_H
 
@@ -23,7 +23,7 @@ Stapfile *tapset_load(const char *path, bool *fresh);
 /* Every tapset file on the search path, in precedence order. */
 const Vec *tapset_all_files(void);
 
-/* ---- resolve.c: the driver and helpers for the others ---- */
+/* ---- elab.c: the driver, its state and helpers for the others ---- */
 
 /* A probe or function body being elaborated. */
 typedef struct Scope {
@@ -49,6 +49,49 @@ Node *copy_node(Node *n);
 Vec *elab_global_pool(void);   /* every global loaded, in load order */
 bool is_func_next_capable(Func *f);
 const char *var_kind_name(Var *v);
+
+/* Everything loaded so far, user files first. */
+extern Vec func_pool, global_pool, alias_pool;
+extern Vec pending_probes;     /* Probe *: plain probes still to derive */
+extern Vec func_queue;         /* Func *: bodies still to resolve */
+extern Vec loaded_names;       /* names whose tapset files are loaded */
+extern int quiet_depth, quiet_errors;
+extern int hard_total, hard_pending;  /* errors '?' does not hide */
+
+bool vec_has(Vec *v, void *p);
+bool name_loaded(const char *kind_name);
+void quiet_begin(void);
+bool quiet_end(void);   /* true when errors happened inside */
+void hard_error_at(Loc loc, const char *msg);
+Node *block_of(Loc loc, Node *a, Node *b);
+void load_tapset_files(const Vec *paths);
+void init_program(Vec *user_files);
+void bind_pending(void);
+Scope *new_scope(Probe *p, Func *f);
+
+/* ---- resolve.c: name binding ---- */
+
+const char *similar_names(const char *name, Vec *names);
+void check_condition_node(Node **slot, void *ctx);
+void bind_scope(Scope *sc, Node *body);
+void queue_func(Func *f);
+void check_foreach_all(void);
+
+/* ---- derive.c: probe points to probes ---- */
+
+typedef struct Derived {
+	Probe *probe;
+	const char *list_name;
+} Derived;
+
+extern Vec derived;   /* Derived * */
+
+const char *plain_point(ProbePoint *pp);
+void derive_probe(Probe *p);
+
+/* ---- ctxvars.c: context variables ---- */
+
+void check_contexts(void);
 
 /* ---- optimize.c ---- */
 

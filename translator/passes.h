@@ -11,19 +11,19 @@ Stapfile *parse_file(SrcFile *src, bool is_tapset);
  * one is reported; its errors are warnings unless -W. */
 void check_tapset_syntax(void);
 
-/* pass 2 (resolve.c): bind symbols, load the tapsets the script needs,
+/* pass 2 (elab.c): bind symbols, load the tapsets the script needs,
  * expand probe aliases and wildcards, infer types, drop unused code.
  * Returns NULL after reporting errors. */
 Program *elaborate(Vec *user_files);
 
-/* -p2 output (resolve.c) */
+/* -p2 output (listing.c) */
 void print_program(FILE *out, Program *prog);
 
-/* -l / -L (resolve.c): list probe points matching a pattern. */
+/* -l / -L (listing.c): list probe points matching a pattern. */
 int list_probe_points(const char *pattern, bool with_vars);
 
-/* --dump-probe-types (families/), --dump-probe-aliases and --dump-functions
- * (tapsets.c) */
+/* --dump-probe-types (families/registry.c), --dump-probe-aliases and
+ * --dump-functions (listing.c) */
 void dump_probe_types(FILE *out);
 void dump_probe_aliases(FILE *out);
 void dump_functions(FILE *out);

@@ -6,7 +6,7 @@
 #ifndef TAPC_FAMILIES_EMIT_GLUE_H
 #define TAPC_FAMILIES_EMIT_GLUE_H
 
-#include "emit.h"
+#include "emit/emit.h"
 #include "family.h"
 
 /* True when a failure to register this probe must not fail the run: the

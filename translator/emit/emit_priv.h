@@ -1,5 +1,5 @@
-/* emit_priv.h - what the files of pass 3 (emit.c, emit_expr.c,
- * emit_stmt.c) share.  Not for other passes: they see emit.h only. */
+/* emit_priv.h - what the files of pass 3 (printer.c, module.c, expr.c,
+ * stmt.c, target_expr.c) share.  Not for other passes: they see emit.h only. */
 #ifndef TAPC_EMIT_PRIV_H
 #define TAPC_EMIT_PRIV_H
 
@@ -87,11 +87,14 @@ typedef struct Val {
 	const char *str;
 } Val;
 
-/* ---- emit.c ---- */
-/* Call fn on every child slot of n that holds a node. */
-void walk_children(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx);
+/* ---- printer.c ---- */
 Mark emit_mark(Emitter *e);
 void emit_insert(Emitter *e, Mark m, const char *line);
+void emit_line_reset(Emitter *e);
+
+/* ---- module.c ---- */
+/* Call fn on every child slot of n that holds a node. */
+void walk_children(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx);
 const char *var_cname(Emitter *e, Var *v);       /* tapg_x / v_x */
 const char *var_ref(Emitter *e, Var *v);         /* tapg_x.v / l->v_x */
 const char *func_cname(Emitter *e, Func *f);     /* tapf_x */
@@ -116,7 +119,7 @@ typedef struct StatSpec {
 StatSpec *global_stat_spec(Emitter *e, Var *v);
 const char *stat_spec_ref(Emitter *e, Var *v);   /* "&tapg_x.m->spec" */
 
-/* ---- emit_expr.c ---- */
+/* ---- expr.c ---- */
 Val ex(Body *b, Node *n);
 Val ex_void(Body *b, Node *n);     /* the value is not used */
 Val val_c(const char *c, bool stable);
@@ -130,8 +133,34 @@ void emit_hist_print(Body *b, Node *hist, bool to_string, const char *dst);
 const char *stat_data(Body *b, Node *operand);   /* merged data pointer */
 const char *fill_keys(Body *b, Var *arr, Vec *keys, unsigned *wild);
 int regex_index(Emitter *e, Node *n, const char *pattern);
+Val error_val(Body *b, Loc loc, const char *msg);
+Val val_num(int64_t n);
+void where(Body *b, Loc loc, const char *what);
 
-/* ---- emit_stmt.c ---- */
+typedef struct FmtItem {
+	int conv;               /* index into conv_names, or -1 literal */
+	int flags, width, prec;
+	const char *lit;
+	bool ok;
+} FmtItem;
+
+enum { CV_LIT, CV_PERCENT, CV_SIGNED, CV_UNSIGNED, CV_OCTAL, CV_HEX, CV_HEXU,
+       CV_POINTER, CV_CHAR, CV_STRING, CV_BINARY, CV_MEMORY, CV_MEMHEX };
+
+void fmt_item_lit(Vec *v, const char *s);
+void fmt_item_conv(Vec *v, int conv);
+void print_items(Body *b, Vec *items, Node **nodes, Val *vals, int n,
+		 const char *dst, Loc loc);
+
+/* ---- target_expr.c ---- */
+Val ex_target(Body *b, Node *n);
+Val write_target(Body *b, Node *lhs, Val r);
+Val ex_target_vars(Body *b, Node *n);
+Val ex_entry(Body *b, Node *n);
+Val ex_register(Body *b, Node *n);
+Val ex_deref(Body *b, Node *n);
+
+/* ---- stmt.c ---- */
 void stmt(Body *b, Node *n);
 void emit_body_block(Body *b, Node *n);
 void end_iterators(Body *b, int down_to);

@@ -1,4 +1,4 @@
-/* emit_stmt.c - pass 3: statements.
+/* stmt.c - pass 3: statements.
  *
  * Control flow maps onto C directly: a stap loop is one C loop, so break
  * and continue are C's own (a `for` with an increment has a label for

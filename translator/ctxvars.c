@@ -1,0 +1,424 @@
+/* ctxvars.c - pass 2: context variables and target expressions ($var,
+ * @cast, @entry, autocast ->), writes to them, guru-only things. */
+#include "elab.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- context variables, @entry, guru-only things ---- */
+
+typedef struct Checker {
+	Scope *sc;
+	Node *assigned;         /* the node being written, if any */
+} Checker;
+
+static CtxVar *find_ctx(ResolvedPoint *rp, const char *name)
+{
+	if (!rp)
+		return NULL;
+	for (int i = 0; i < rp->ctx_vars.len; i++) {
+		CtxVar *cv = vec_get(&rp->ctx_vars, i);
+		if (!strcmp(cv->name, name))
+			return cv;
+	}
+	return NULL;
+}
+
+static const char *probe_text(Scope *sc)
+{
+	return sc->rp ? plain_point(sc->rp->point) : "?";
+}
+
+static void check_target(Checker *ck, Node *n, bool written)
+{
+	Scope *sc = ck->sc;
+	const char *name = n->name && n->name[0] == '$' ? n->name + 1 : n->name;
+	if (!name)
+		return;
+	if (sc->func) {
+		error_at(n->loc, _("context variable '$%s' cannot be used in a function "
+				   "(only in probe handlers)"), name);
+		return;
+	}
+	ResolvedPoint *rp = sc->rp;
+	bool is_ret = !strcmp(name, "return");
+	CtxVar *cv = find_ctx(rp, name);
+	if (is_ret && rp && !rp->is_return) {
+		error_at(n->loc, _("'$return' is only available in .return probes, "
+				   "not in '%s'"), probe_text(sc));
+		return;
+	}
+	if (!cv && !(rp && rp->needs_debuginfo)) {
+		if (sess.skip_badvars) {
+			warning_at(n->loc, _("context variable '$%s' not available in "
+					     "'%s'; --skip-badvars makes it 0"),
+				   name, probe_text(sc));
+			n->kind = N_NUMBER;
+			n->num = 0;
+			n->type = TY_LONG;
+			return;
+		}
+		error_at(n->loc, _("context variable '$%s' is not available in probe "
+				   "'%s'"), name, probe_text(sc));
+		return;
+	}
+	if (cv) {
+		n->type = cv->type;
+		if ((n->comps.len || n->addressof) && cv->scalar) {
+			error_at(n->loc, _("'$%s' is a plain %s: it cannot be dereferenced, "
+					   "indexed or have its address taken"), name,
+				 type_name(cv->type));
+			return;
+		}
+		if (cv->write_only && !written) {
+			error_at(n->loc, _("'$%s' can only be written in probe '%s'"), name,
+				 probe_text(sc));
+			return;
+		}
+		if (cv->guru_only && !sess.guru) {
+			error_at(n->loc, _("'$%s' needs guru mode (-g)"), name);
+			return;
+		}
+	} else {
+		n->type = TY_LONG;
+	}
+	if (!written)
+		return;
+	if (n->deref)
+		error_at(n->loc, _("cannot assign to a pretty-printed value"));
+	else if (cv && cv->writable)
+		return;
+	else if (cv && (cv->scalar || !rp->needs_debuginfo))
+		error_at(n->loc, _("'$%s' is read-only in probe '%s'"), name, probe_text(sc));
+	else if (rp && rp->is_return && !is_ret)
+		error_at(n->loc, _("cannot write to context variable '$%s' in a "
+				   ".return probe"), name);
+	else if (!sess.guru)
+		error_at(n->loc, _("writing to context variable '$%s' needs guru "
+				   "mode (-g)"), name);
+}
+
+static void check_node(Node **slot, void *ctx);
+
+static bool is_target_like(Node *n)
+{
+	return n && (n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_AUTOCAST ||
+		     n->kind == N_ATVAR);
+}
+
+static void check_write(Checker *ck, Node *lhs)
+{
+	if (!lhs)
+		return;
+	if (lhs->kind == N_TARGET) {
+		check_target(ck, lhs, true);
+		for_each_child(lhs, check_node, ck);
+		return;
+	}
+	if (is_target_like(lhs)) {
+		if (lhs->deref)
+			error_at(lhs->loc, _("cannot assign to a pretty-printed value"));
+		else if (!sess.guru)
+			error_at(lhs->loc, _("writing to kernel memory needs guru mode (-g)"));
+		for_each_child(lhs, check_node, ck);
+		return;
+	}
+	if (lhs->kind != N_SYMBOL && lhs->kind != N_INDEX) {
+		error_at(lhs->loc, _("only a variable, an array element or a context "
+				     "variable can be assigned to"));
+		return;
+	}
+	if (lhs->kind == N_INDEX && lhs->base && lhs->base->kind == N_HIST) {
+		error_at(lhs->loc, _("a histogram bucket cannot be assigned to"));
+		return;
+	}
+	check_node(&lhs, ck);
+}
+
+/* ---- autocast: "expr->member" needs expr to carry a C type ----
+ * The type comes from @cast, @var or a context variable, and flows
+ * through locals, ternaries, assignments and function returns when every
+ * source agrees.  Globals and array elements do not carry it. */
+
+typedef struct TypeFlow {
+	Scope *sc;
+	Vec visiting;           /* Var * and Func * being followed */
+	const char *found;      /* the one type identity seen so far */
+	bool conflict;
+} TypeFlow;
+
+static const char *c_type_of(TypeFlow *tf, Node *e);
+
+typedef struct StoreScan {
+	TypeFlow *tf;
+	Var *v;
+	Vec *out;               /* right-hand sides stored into v */
+} StoreScan;
+
+static void scan_stores(Node **slot, void *ctx)
+{
+	StoreScan *ss = ctx;
+	Node *n = *slot;
+	if (n->kind == N_ASSIGN && n->op && !strcmp(n->op, "=") && n->lhs &&
+	    n->lhs->kind == N_SYMBOL && n->lhs->var == ss->v)
+		vec_push(ss->out, n->rhs);
+	if (n->kind == N_RETURN && !ss->v && n->lhs)
+		vec_push(ss->out, n->lhs);
+	for_each_child(n, scan_stores, ctx);
+}
+
+/* The common C type of several sources, or NULL. */
+static const char *common_type(TypeFlow *tf, Vec *srcs)
+{
+	const char *t = NULL;
+	for (int i = 0; i < srcs->len; i++) {
+		const char *u = c_type_of(tf, vec_get(srcs, i));
+		if (!u)
+			return NULL;
+		if (t && strcmp(t, u)) {
+			tf->conflict = true;
+			return NULL;
+		}
+		t = u;
+	}
+	return t;
+}
+
+static const char *path_text(Node *e, const char *base)
+{
+	StrBuf sb = { 0 };
+	sb_puts(&sb, base);
+	for (int i = 0; i < e->comps.len; i++) {
+		Component *c = vec_get(&e->comps, i);
+		if (c->kind == COMP_MEMBER)
+			sb_printf(&sb, "->%s", c->name);
+		else
+			sb_puts(&sb, "[]");
+	}
+	if (e->addressof)
+		sb_puts(&sb, "&");
+	const char *r = xstrdup(sb_cstr(&sb));
+	sb_free(&sb);
+	return r;
+}
+
+static const char *c_type_of(TypeFlow *tf, Node *e)
+{
+	if (!e)
+		return NULL;
+	switch (e->kind) {
+	case N_CAST:
+		return path_text(e, xsprintf("@cast(%s|%s)", e->str ? e->str : "",
+					     e->module ? e->module : ""));
+	case N_ATVAR:
+		return path_text(e, xsprintf("@var(%s|%s)", e->str ? e->str : "",
+					     e->module ? e->module : ""));
+	case N_TARGET: {
+		if (tf->sc->func || !tf->sc->rp)
+			return NULL;
+		const char *name = e->name && e->name[0] == '$' ? e->name + 1 : e->name;
+		CtxVar *cv = find_ctx(tf->sc->rp, name ? name : "");
+		if (cv ? cv->scalar || !cv->ctype : !tf->sc->rp->needs_debuginfo)
+			return NULL;
+		return path_text(e, xsprintf("$%s", name));
+	}
+	case N_AUTOCAST: {
+		const char *b = c_type_of(tf, e->lhs);
+		return b ? path_text(e, b) : NULL;
+	}
+	case N_ASSIGN:
+		return e->op && !strcmp(e->op, "=") ? c_type_of(tf, e->rhs) : NULL;
+	case N_ENTRY:
+		return c_type_of(tf, e->lhs);
+	case N_TERNARY: {
+		Vec two = { 0 };
+		vec_push(&two, e->then);
+		vec_push(&two, e->els);
+		return common_type(tf, &two);
+	}
+	case N_SYMBOL: {
+		Var *v = e->var;
+		if (!v || v->scope != VS_LOCAL || vec_has(&tf->visiting, v))
+			return NULL;
+		vec_push(&tf->visiting, v);
+		Vec stores = { 0 };
+		StoreScan ss = { tf, v, &stores };
+		Node *body = tf->sc->probe ? tf->sc->probe->body : tf->sc->func->body;
+		if (body)
+			scan_stores(&body, &ss);
+		const char *t = stores.len ? common_type(tf, &stores) : NULL;
+		tf->visiting.len--;
+		return t;
+	}
+	case N_CALL: {
+		Func *f = e->func;
+		if (!f || !f->body || f->body->kind != N_BLOCK || vec_has(&tf->visiting, f))
+			return NULL;
+		vec_push(&tf->visiting, f);
+		Vec rets = { 0 };
+		StoreScan ss = { tf, NULL, &rets };
+		Node *body = f->body;
+		scan_stores(&body, &ss);
+		Scope fsc = { NULL, f, &f->locals, f->file, NULL, f->from_tapset };
+		Scope *save = tf->sc;
+		tf->sc = &fsc;
+		const char *t = rets.len ? common_type(tf, &rets) : NULL;
+		tf->sc = save;
+		tf->visiting.len--;
+		return t;
+	}
+	default:
+		return NULL;
+	}
+}
+
+static void check_autocast(Checker *ck, Node *n)
+{
+	TypeFlow tf = { ck->sc, { 0 }, NULL, false };
+	if (c_type_of(&tf, n->lhs))
+		return;
+	if (tf.conflict)
+		error_at(n->loc, _("'->' on a value whose C type differs between the "
+				   "places it comes from"));
+	else
+		error_at(n->loc, _("'->' needs a pointer with a known C type (from "
+				   "@cast, @var or a context variable); this value has "
+				   "none"));
+}
+
+/* @perf("NAME") reads the counter a perf probe defines with
+ * .counter("NAME"), from a process probe in the program that counter is
+ * bound to (any program, when it counts system-wide). */
+static void check_perf(Checker *ck, Node *n)
+{
+	Scope *sc = ck->sc;
+	const char *program = NULL;
+	if (sc->func) {
+		error_at(n->loc, _("@perf can only be used in the handler of a "
+				   "process(...) probe, not in a function"));
+		return;
+	}
+	if (!sc->rp || !sc->rp->user_space) {
+		error_at(n->loc, _("@perf reads a perf counter in process(...) probes "
+				   "only, not in '%s'"), probe_text(sc));
+		return;
+	}
+	program = sc->rp->program;
+	Scope *other = NULL;
+	const char *other_prog = NULL;
+	Vec names = { 0 };
+	for (int i = 0; i < elab.scopes.len; i++) {
+		Scope *ps = vec_get(&elab.scopes, i);
+		if (!ps->probe || !ps->rp || !ps->rp->perf_counter)
+			continue;
+		const char *name = ps->rp->perf_counter, *prog = ps->rp->program;
+		if (!vec_has(&names, (void *)intern(name)))
+			vec_push(&names, (void *)intern(name));
+		if (strcmp(name, n->str))
+			continue;
+		if (!prog || (program && !strcmp(prog, program)))
+			return;
+		other = ps;
+		other_prog = prog;
+	}
+	if (other) {
+		error_at(n->loc, _("perf counter '%s' counts program '%s', but probe "
+				   "'%s' runs in %s"), n->str, other_prog,
+			 probe_text(sc), program ? program : _("every process"));
+		note_at(other->probe->loc, _("counter '%s' is defined here"), n->str);
+		return;
+	}
+	error_at(n->loc, _("no perf counter named '%s' (a perf probe defines one "
+			   "with .counter(\"%s\"))"), n->str, n->str);
+	const char *sim = similar_names(intern(n->str), &names);
+	if (*sim)
+		note_at(n->loc, _("did you mean one of these?%s"), sim);
+}
+
+static void check_node(Node **slot, void *ctx)
+{
+	Checker *ck = ctx;
+	Scope *sc = ck->sc;
+	Node *n = *slot;
+	switch (n->kind) {
+	case N_AUTOCAST:
+		check_autocast(ck, n);
+		break;
+	case N_ATVAR:
+		/* @var("name") without a CU or module is another way to write
+		 * $name (stapprobes); it stays @var when it names a global of
+		 * a compilation unit, which needs debug information. */
+		if (n->str && !n->module && !strchr(n->str, '@')) {
+			n->kind = N_TARGET;
+			n->name = intern(xsprintf("$%s", n->str));
+			check_target(ck, n, false);
+		}
+		break;
+	case N_TARGET:
+		check_target(ck, n, false);
+		break;
+	case N_TARGET_VARS:
+		if (sc->func)
+			error_at(n->loc, _("'%s' cannot be used in a function"), n->name);
+		else if (sc->rp && !sc->rp->needs_debuginfo && !sc->rp->ctx_vars.len)
+			error_at(n->loc, _("'%s' is not available in probe '%s'"), n->name,
+				 probe_text(sc));
+		else if (n->name && strstr(n->name, "return") && sc->rp && !sc->rp->is_return)
+			error_at(n->loc, _("'%s' is only available in .return probes"),
+				 n->name);
+		n->type = TY_STRING;
+		return;
+	case N_ENTRY:
+		if (sc->func || !sc->rp || !sc->rp->is_return) {
+			error_at(n->loc, _("@entry is only available in .return probes"));
+			return;
+		}
+		break;
+	case N_ASSIGN:
+		check_write(ck, n->lhs);
+		if (n->rhs)
+			check_node(&n->rhs, ck);
+		return;
+	case N_PREINC:
+	case N_POSTINC:
+		if (is_target_like(n->lhs)) {
+			error_at(n->loc, _("context variables cannot be incremented or "
+					   "decremented"));
+			return;
+		}
+		check_write(ck, n->lhs);
+		return;
+	case N_DELETE:
+		if (n->lhs && is_target_like(n->lhs)) {
+			error_at(n->lhs->loc, _("context variables cannot be deleted"));
+			return;
+		}
+		break;
+	case N_CALL:
+		if (n->func && n->func->guru && !sess.guru && !sc->from_tapset)
+			error_at(n->loc, _("function '%s' needs guru mode (-g)"), n->name);
+		break;
+	case N_PERF:
+		check_perf(ck, n);
+		break;
+	case N_NEXT:
+		break;
+	default:
+		break;
+	}
+	for_each_child(n, check_node, ck);
+}
+
+void check_contexts(void)
+{
+	for (int i = 0; i < elab.scopes.len; i++) {
+		Scope *sc = vec_get(&elab.scopes, i);
+		Node *body = sc->probe ? sc->probe->body : sc->func->body;
+		if (sc->func && !sc->func->used)
+			continue;
+		Checker ck = { sc, NULL };
+		if (body)
+			check_node(&body, &ck);
+	}
+}
+

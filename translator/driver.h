@@ -1,0 +1,25 @@
+/* driver.h - what the tapc command's files (main.c, options.c, run.c)
+ * share.  Not part of libtapc. */
+#ifndef TAPC_DRIVER_H
+#define TAPC_DRIVER_H
+
+#include "passes.h"
+#include "build.h"
+#include "emit/emit.h"
+
+/* ---- options.c ---- */
+
+/* Read the command line into sess; exits on --help, --version and errors. */
+void parse_options(int argc, char **argv);
+
+/* ---- run.c: pass 5 ---- */
+
+/* $TAPC_TAPRUN: a stand-in loader (tests), which any kernel can "run". */
+const char *stand_in_taprun(void);
+/* Why pass 5 cannot load a module here, or NULL when it can. */
+const char *cannot_load_modules(void);
+void explain_no_run(const char *why);
+/* Pass 5: taprun with the module and the options that belong to it. */
+int run_module(const char *ko);
+
+#endif
