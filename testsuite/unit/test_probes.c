@@ -1,4 +1,4 @@
-/* test_probes.c - unit tests for translator/probes/: wildcard matching,
+/* test_probes.c - unit tests for translator/families/: wildcard matching,
  * matching points against the families, and their error messages.
  *
  * Points are written as text ("timer.ms(10).randomize(2)") and split by
