@@ -324,11 +324,10 @@ static void suggest_points(ProbePoint *pp)
 	const char *sim = similar_names(want, &names);
 	if (!*sim && !probe_family_known_prefix(c0->name)) {
 		Vec firsts = { 0 };
-		static const char *fam[] = { "begin", "end", "error", "never", "timer",
-			"kernel", "module", "process", "kprobe", "procfs", "perf",
-			"netfilter", "java", "oneshot", "init", NULL };
-		for (int i = 0; fam[i]; i++)
-			vec_push(&firsts, (void *)intern(fam[i]));
+		probe_family_first_names(&firsts);
+		static const char *more[] = { "oneshot", "init", NULL };
+		for (int i = 0; more[i]; i++)
+			vec_push(&firsts, (void *)intern(more[i]));
 		sim = similar_names(intern(c0->name), &firsts);
 	}
 	if (*sim)

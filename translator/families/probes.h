@@ -63,6 +63,11 @@ bool probe_family_has_prefix(ProbePoint *pp, int n);
  * for "did you mean" help in pass 2's messages. */
 bool probe_family_known_prefix(const char *first_component);
 
+/* Append to out the first components the families' points start with
+ * ("begin", "kernel", "timer" ...; interned, each once, in table order),
+ * for "did you mean" help. */
+void probe_family_first_names(Vec *out);
+
 /* --dump-probe-types: one family pattern per line, sorted. */
 void dump_probe_types(FILE *out);
 

@@ -414,6 +414,19 @@ void dump_probe_types(FILE *out)
 				lines[i].translatable ? "" : UNTRANSLATABLE_MARK);
 }
 
+void probe_family_first_names(Vec *out)
+{
+	build_shapes();
+	for (int i = 0; i < shapes.len; i++) {
+		const char *name = intern(((const Shape *)shapes.data[i])->comp[0].name);
+		bool seen = false;
+		for (int j = 0; j < out->len && !seen; j++)
+			seen = out->data[j] == name;
+		if (!seen)
+			vec_push(out, (void *)name);
+	}
+}
+
 bool probe_family_known_prefix(const char *first)
 {
 	build_shapes();
