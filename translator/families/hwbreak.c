@@ -44,7 +44,7 @@ static const char *const kernel_data_shapes[] = {
 	NULL
 };
 
-const ProbeFamily family_kernel_data = {
+const ProbeFamily family_hwbreak = {
 	.name = "kernel.data", .shapes = kernel_data_shapes,
 	.resolve = resolve_kernel_data,
 };

@@ -267,7 +267,7 @@ static const char *const kernel_dwarf_only_shapes[] = {
 	NULL
 };
 
-const ProbeFamily family_kernel_dwarf = {
+const ProbeFamily family_kernel_function = {
 	.name = "kernel.function", .shapes = kernel_dwarf_shapes,
 	.untranslatable_shapes = kernel_dwarf_only_shapes,
 	.resolve = resolve_kernel_dwarf,

@@ -46,26 +46,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* family_NAME is defined in NAME.c (begin, end, error and never in
+ * begin_end.c). */
 extern const ProbeFamily family_begin, family_end, family_error,
-	family_never;                                        /* begin_end.c */
-extern const ProbeFamily family_timer;                       /* timer.c */
-extern const ProbeFamily family_kernel_dwarf;                /* kernel_function.c */
-extern const ProbeFamily family_kernel_data;                 /* hwbreak.c */
-extern const ProbeFamily family_kprobe;                      /* kprobe.c */
-extern const ProbeFamily family_trace;                       /* tracepoint.c */
-extern const ProbeFamily family_process;                     /* process.c */
-extern const ProbeFamily family_procfs;                      /* procfs.c */
-extern const ProbeFamily family_netfilter;                   /* netfilter.c */
-extern const ProbeFamily family_perf;                        /* perf.c */
-extern const ProbeFamily family_mark;                        /* mark.c */
-extern const ProbeFamily family_java;                        /* java.c */
-extern const ProbeFamily family_python;                      /* python.c */
+	family_never, family_timer, family_kernel_function, family_hwbreak,
+	family_kprobe, family_tracepoint, family_process, family_procfs,
+	family_netfilter, family_perf, family_mark, family_java, family_python;
 
 static const ProbeFamily *const families[] = {
 	&family_begin, &family_end, &family_error, &family_never,
 	&family_timer,
-	&family_kernel_dwarf, &family_kernel_data, &family_kprobe,
-	&family_trace, &family_mark,
+	&family_kernel_function, &family_hwbreak, &family_kprobe,
+	&family_tracepoint, &family_mark,
 	&family_process,
 	&family_procfs, &family_netfilter, &family_perf,
 	&family_java, &family_python,

@@ -338,7 +338,7 @@ static const char *trace_ctx_expr(const EmitProbe *ep, const CtxVar *v,
 
 static const char *const trace_shapes[] = { "kernel.trace(s)", NULL };
 
-const ProbeFamily family_trace = {
+const ProbeFamily family_tracepoint = {
 	.name = "kernel.trace", .shapes = trace_shapes, .resolve = resolve_trace,
 	.emit_decls = emit_trace_decls, .emit_code = emit_trace_code,
 	.ctx_expr = trace_ctx_expr,
