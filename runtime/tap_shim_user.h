@@ -50,6 +50,7 @@ typedef int64_t s64;
 #define GFP_ATOMIC 1
 
 struct pt_regs;
+typedef struct { unsigned int val; } kuid_t;
 
 /* Allocation: the runtime's one wrapper (tap_alloc) ends up here. */
 static inline void *kzalloc(size_t n, int flags) { (void)flags; return calloc(1, n ? n : 1); }

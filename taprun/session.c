@@ -29,7 +29,7 @@
 
 #include "taprun.h"
 #include "merge.h"
-#include "../runtime/transport.h"
+#include "tap_wire.h"
 
 #define DEBUGFS_DEFAULT	"/sys/kernel/debug"
 #define DEBUGFS_FS_MAGIC 0x64626720
