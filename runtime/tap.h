@@ -174,6 +174,7 @@
 #include <linux/hardirq.h>
 #include <linux/sched/task_stack.h>
 #include <asm/ptrace.h>
+#include "compat.h"		/* the only reader of TAP_HAVE_* */
 #endif
 
 #include "context.h"
