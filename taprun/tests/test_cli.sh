@@ -85,7 +85,9 @@ check 1 "ERROR: 'text.ko' is not a kernel module (no 64-bit ELF)" text.ko
 # that is installed but not running.
 for rel in 6.1.0-56-amd64 6.12.107+deb12-amd64; do
 	[ "$rel" != "$running" ] && [ -d "/lib/modules/$rel/build" ] || continue
-	if (cd "$tmp" && "$TAPC" -p4 -r "$rel" -m cli_release \
+	# the runtime of this source tree, also in a VPATH build
+	if (cd "$tmp" && SYSTEMTAP_RUNTIME=$top/runtime SYSTEMTAP_TAPSET=$top/tapsets \
+		"$TAPC" -p4 -r "$rel" -m cli_release \
 		-e 'global n = 1; probe begin { println(n); exit() }' \
 		>/dev/null 2>"$tmp/p4.err"); then
 		check 1 "ERROR: module 'cli_release' was built for kernel $rel, but this kernel is $running (build it again with \"tapc -r $running\")" \
