@@ -1163,6 +1163,9 @@ int run_session(void)
 	s.ctl = -1;
 	s.child_go = -1;
 	s.child_err = -1;
+	/* First: a stop signal from now on is acted on once the run is up
+	 * (and not lost, nor fatal, while the module loads). */
+	setup_signals(&orig);
 	if (module_info(opt.module_path, &mi))
 		return 1;
 	snprintf(s.name, sizeof(s.name), "%s", mi.name);
@@ -1181,7 +1184,6 @@ int run_session(void)
 	params = build_params();
 	if (!params)
 		return 1;
-	setup_signals(&orig);
 	if (opt.command) {
 		pid_t pid = spawn_command(opt.command, &s.child_go,
 					  &s.child_err, &orig);
