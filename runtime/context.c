@@ -19,24 +19,6 @@ u32 tap_max_map_entries;
 static struct tap_context **tap_contexts;
 static unsigned int tap_ncontexts;
 
-#ifdef TAP_USER_TEST
-long tap_test_alloc_countdown = -1;	/* fail the n-th allocation */
-#endif
-
-void *tap_alloc(size_t size)
-{
-#ifdef TAP_USER_TEST
-	if (tap_test_alloc_countdown >= 0 && tap_test_alloc_countdown-- == 0)
-		return NULL;
-#endif
-	return kvzalloc(size, GFP_KERNEL);
-}
-
-void tap_free(const void *p)
-{
-	kvfree(p);
-}
-
 static void tap_context_free(struct tap_context *c)
 {
 	if (!c)

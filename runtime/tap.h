@@ -174,6 +174,7 @@
 #include <linux/hardirq.h>
 #include <linux/sched/task_stack.h>
 #include <asm/ptrace.h>
+#include "compat.h"		/* the only reader of TAP_HAVE_* */
 #endif
 
 #include "context.h"
@@ -186,9 +187,8 @@
 #include "tapset_support.h"
 #endif
 
-/* The runtime's one allocation wrapper: a test build can fail the n-th. */
-void *tap_alloc(size_t size);
-void tap_free(const void *p);
+/* The runtime's one allocator: a test build can fail the n-th. */
+#include "alloc.h"
 
 /* Memory access (TAPSET-API); used by %m/%M. */
 int tap_read_kernel(void *dst, const void *src, size_t n);

@@ -4,6 +4,7 @@
  * the module is one translation unit and exports nothing.
  */
 #include "tap.h"
+#include "alloc.c"
 #include "context.c"
 #include "string.c"
 #include "stat.c"

@@ -50,12 +50,13 @@ typedef int64_t s64;
 #define GFP_ATOMIC 1
 
 struct pt_regs;
+typedef struct { unsigned int val; } kuid_t;
 
-/* Allocation: the runtime's one wrapper (tap_alloc) ends up here. */
-static inline void *kzalloc(size_t n, int flags) { (void)flags; return calloc(1, n ? n : 1); }
-static inline void *kvzalloc(size_t n, int flags) { (void)flags; return calloc(1, n ? n : 1); }
-static inline void kfree(const void *p) { free((void *)p); }
-static inline void kvfree(const void *p) { free((void *)p); }
+/* Allocation: only through the runtime's allocator (alloc.c), which
+ * counts and can fail; no kmalloc/kfree here, so a direct call does not
+ * build.  Per-CPU memory: one copy per simulated CPU, this many bytes
+ * apart (this_cpu_ptr() in tap_shim_transport.h). */
+#define TAP_TEST_PCPU_STRIDE 4096
 
 /* Simulated CPUs. */
 extern int tap_test_cpu;

@@ -10,7 +10,7 @@
  */
 #include "tap.h"
 #include "tapset_support.h"
-#include "tap_features.h"
+#include "compat.h"
 
 #include <linux/kallsyms.h>
 #include <linux/module.h>
@@ -18,9 +18,6 @@
 #include <linux/printk.h>
 #include <linux/sched/task_stack.h>
 #include <linux/stacktrace.h>
-#ifdef TAP_HAVE_X86_UNWIND
-#include <asm/unwind.h>
-#endif
 
 /* ---- memory ---- */
 
@@ -190,7 +187,7 @@ int tap_modname(unsigned long addr, char *buf, size_t len)
 	return 0;
 }
 
-#ifndef TAP_HAVE_USER_SYMTAB
+#ifndef TAP_USER_SYMTAB
 int tap_usymname(unsigned long addr, char *buf, size_t len)
 {
 	snprintf(buf, len, "0x%lx", addr);
@@ -220,56 +217,24 @@ static bool _tap_no_stack(const struct tap_context *c)
 	       !strcmp(t, "error") || !strcmp(t, "procfs");
 }
 
-#ifdef TAP_HAVE_X86_UNWIND
-/*
- * Walk task t's kernel stack from regs, the probed address first (or,
- * with no regs, from here, leaving out the frames of this module: the
- * handler and its glue).  Starting from a probe's regs, the unwinder may
- * begin with the probed address or with its caller; either way it is
- * listed once.
- */
-static int _tap_unwind(struct task_struct *t, struct pt_regs *regs,
-		       unsigned long *pcs, int max)
-{
-	struct unwind_state state;
-	bool skipping = !regs && t == current;
-	int n = 0;
-
-	if (regs && max > 0)
-		pcs[n++] = instruction_pointer(regs);
-	for (unwind_start(&state, t, regs, NULL);
-	     !unwind_done(&state) && n < max; unwind_next_frame(&state)) {
-		unsigned long addr = unwind_get_return_address(&state);
-
-		if (!addr)
-			break;
-		if (skipping && within_module(addr, THIS_MODULE))
-			continue;
-		skipping = false;
-		if (n == 1 && regs && addr == pcs[0])
-			continue;
-		pcs[n++] = addr;
-	}
-	return n;
-}
-#endif
-
 static int _tap_kernel_backtrace(struct tap_context *c, unsigned long *pcs,
 				 int max)
 {
 	struct pt_regs *regs = c->regs;
+	int n;
 
 	if (regs && user_mode(regs))
 		return 0;		/* a sample that hit user space */
-#ifdef TAP_HAVE_X86_UNWIND
-	return _tap_unwind(current, regs, pcs, max);
-#else
+	n = tap_unwind(current, regs, pcs, max);
+	if (n >= 0)
+		return n;
+	/* without the unwinder: the stack from here, minus our own frames;
+	 * the probed address first when known */
 	{
-		/* without the unwinder: the stack from here, minus our
-		 * own frames; the probed address first when known */
 		unsigned long tmp[MAXTRACE + 16];
-		int i, nr, n = 0;
+		int i, nr;
 
+		n = 0;
 		if (regs)
 			pcs[n++] = instruction_pointer(regs);
 		nr = stack_trace_save(tmp, ARRAY_SIZE(tmp), 0);
@@ -279,7 +244,6 @@ static int _tap_kernel_backtrace(struct tap_context *c, unsigned long *pcs,
 			pcs[n++] = tmp[i];
 		return n;
 	}
-#endif
 }
 
 /*
@@ -339,11 +303,9 @@ int tap_task_backtrace(struct task_struct *t, unsigned long *pcs, int max)
 		rcu_read_unlock();
 		return -EINVAL;
 	}
-#ifdef TAP_HAVE_X86_UNWIND
-	n = _tap_unwind(t, NULL, pcs, max);
-#endif
+	n = tap_unwind(t, NULL, pcs, max);
 	rcu_read_unlock();
-	return n;
+	return n < 0 ? 0 : n;
 }
 
 /* ---- tasks, the module, the kernel log ---- */
@@ -363,14 +325,7 @@ void tap_module_size(char *buf, size_t len)
 	const struct module *m = THIS_MODULE;
 	unsigned long text, data;
 
-#ifdef TAP_HAVE_MODULE_MEMORY
-	text = m->mem[MOD_TEXT].size;
-	data = m->mem[MOD_DATA].size + m->mem[MOD_RODATA].size +
-	       m->mem[MOD_RO_AFTER_INIT].size;
-#else
-	text = m->core_layout.text_size;
-	data = m->core_layout.size - m->core_layout.text_size;
-#endif
+	tap_module_sizes(m, &text, &data);
 	snprintf(buf, len, "%lu text/%lu data", text, data);
 }
 

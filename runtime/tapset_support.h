@@ -32,7 +32,7 @@ int tap_symdata(unsigned long addr, char *buf, size_t len);
 int tap_modname(unsigned long addr, char *buf, size_t len);
 
 /* User symbols: the uprobes runtime provides these when it embeds symbol
- * tables (it defines TAP_HAVE_USER_SYMTAB first); without, every address
+ * tables (it defines TAP_USER_SYMTAB first); without, every address
  * is unknown. */
 int tap_usymname(unsigned long addr, char *buf, size_t len);
 int tap_usymdata(unsigned long addr, char *buf, size_t len);

@@ -37,6 +37,11 @@
  * the module's hooks on an ordered workqueue, so taprun keeps reading the
  * output that begin and end probes produce while they run.
  */
+#ifdef TAP_USER_TEST
+/* testsuite/unit/runtime/test_transport.c: user space, see the shim */
+#include "tap_shim_user.h"
+#include "tap_shim_transport.h"
+#else
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
@@ -56,10 +61,11 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/vmalloc.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#endif
 
+#include "alloc.h"
 #include "transport.h"
 #include "transport_ring.c"
 
@@ -293,7 +299,7 @@ static bool tap_worker_emit(struct tap_rec_hdr *h, size_t total)
 	}
 	if (tap_tp.overflow_bytes + total > TAP_OVERFLOW_MAX)
 		return false;
-	o = kmalloc(sizeof(*o) + total, GFP_ATOMIC | __GFP_NOWARN);
+	o = tap_alloc_atomic(sizeof(*o) + total);
 	if (!o)
 		return false;
 	o->total = total;
@@ -346,7 +352,7 @@ static void tap_flush_overflow(void)
 		if (stalled < TAP_OVERFLOW_STALL_MS)
 			stalled = 0;
 		list_del(&o->list);
-		kfree(o);
+		tap_free(o);
 	}
 	tap_tp.overflow_bytes = 0;
 	tap_tp.overflowing = false;
@@ -995,9 +1001,9 @@ static void tap_free_cpus(void)
 		tap_waiter_sync(&c->trace_waiter);
 		tap_ring_free(&c->trace);
 		tap_ring_free(&c->ctl);
-		kvfree(c);
+		tap_free(c);
 	}
-	kfree(tap_tp.cpu);
+	tap_free(tap_tp.cpu);
 	tap_tp.cpu = NULL;
 }
 
@@ -1006,12 +1012,11 @@ static int tap_alloc_cpus(void)
 	size_t ring_size = roundup_pow_of_two(tap_tp.bufsize);
 	int cpu, ret;
 
-	tap_tp.cpu = kcalloc(nr_cpu_ids, sizeof(*tap_tp.cpu), GFP_KERNEL);
+	tap_tp.cpu = tap_alloc(nr_cpu_ids * sizeof(*tap_tp.cpu));
 	if (!tap_tp.cpu)
 		return -ENOMEM;
 	for_each_possible_cpu(cpu) {
-		struct tap_cpu *c = kvzalloc_node(sizeof(*c), GFP_KERNEL,
-						  cpu_to_node(cpu));
+		struct tap_cpu *c = tap_alloc_node(sizeof(*c), cpu_to_node(cpu));
 
 		if (!c)
 			goto err_nomem;
@@ -1105,6 +1110,9 @@ int tap_transport_init(const char *modname)
 {
 	int ret;
 
+	/* A fresh state (a loaded module has one anyway; the user-space
+	 * tests set up many transports in one process). */
+	memset(&tap_tp, 0, sizeof(tap_tp));
 	snprintf(tap_tp.dirname, sizeof(tap_tp.dirname), "%s%s",
 		 TAP_DIR_PREFIX, modname);
 	atomic_set(&tap_tp.seq, 0);
@@ -1121,7 +1129,8 @@ int tap_transport_init(const char *modname)
 	ret = tap_pick_mode();
 	if (ret)
 		return ret;
-	tap_tp.counters = alloc_percpu(struct tap_counters);
+	tap_tp.counters = tap_alloc_percpu(sizeof(struct tap_counters),
+					   __alignof__(struct tap_counters));
 	if (!tap_tp.counters)
 		return -ENOMEM;
 	tap_tp.wq = alloc_ordered_workqueue("%s", 0, tap_tp.dirname);
@@ -1150,7 +1159,7 @@ err_remove_dir:
 err_destroy_wq:
 	destroy_workqueue(tap_tp.wq);
 err_free_counters:
-	free_percpu(tap_tp.counters);
+	tap_free_percpu(tap_tp.counters);
 	tap_tp.counters = NULL;
 	pr_err("tapc: %s: cannot set up the transport: error %d\n",
 	       tap_tp.dirname, ret);
@@ -1184,6 +1193,6 @@ void tap_transport_exit(void)
 	destroy_workqueue(tap_tp.wq);
 	tap_waiter_sync(&tap_tp.ctl_waiter);
 	tap_free_cpus();
-	free_percpu(tap_tp.counters);
+	tap_free_percpu(tap_tp.counters);
 	tap_tp.counters = NULL;
 }

@@ -86,7 +86,7 @@ static int tap_ring_init(struct tap_ring *r, unsigned long size, int cpu,
 			 struct tap_waiter *w)
 {
 	size = roundup_pow_of_two(size);
-	r->data = vmalloc_node(size, cpu_to_node(cpu));
+	r->data = tap_alloc_node(size, cpu_to_node(cpu));
 	if (!r->data)
 		return -ENOMEM;
 	r->mask = size - 1;
@@ -99,7 +99,7 @@ static int tap_ring_init(struct tap_ring *r, unsigned long size, int cpu,
 
 static void tap_ring_free(struct tap_ring *r)
 {
-	vfree(r->data);
+	tap_free(r->data);
 	r->data = NULL;
 }
 

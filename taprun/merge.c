@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "merge.h"
-#include "../runtime/transport.h"
+#include "tap_wire.h"
 
 #define HDR sizeof(struct tap_rec_hdr)
 

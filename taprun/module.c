@@ -51,9 +51,11 @@ static int read_file(const char *path, char **data, size_t *size)
 	return 0;
 }
 
-/* "name=" in the .modinfo section: what the kernel will call the module.
- * Returns 0 and fills name, or -ENOENT / -ENOEXEC. */
-static int modinfo_name(const char *img, size_t size, char *name, size_t len)
+/* Call fn for each NUL-terminated "key=value" string of the .modinfo
+ * section.  Returns 0, or -ENOEXEC when img is no 64-bit ELF. */
+static int modinfo_each(const char *img, size_t size,
+			void (*fn)(void *arg, const char *s, size_t len),
+			void *arg)
 {
 	const Elf64_Ehdr *eh = (const void *)img;
 	const Elf64_Shdr *sh, *strsec;
@@ -76,6 +78,7 @@ static int modinfo_name(const char *img, size_t size, char *name, size_t len)
 		if (sh[i].sh_name >= strsec->sh_size ||
 		    strncmp(img + strsec->sh_offset + sh[i].sh_name, ".modinfo",
 			    strsec->sh_size - sh[i].sh_name) ||
+		    sh[i].sh_type == SHT_NOBITS ||
 		    sh[i].sh_offset > size ||
 		    sh[i].sh_size > size - sh[i].sh_offset)
 			continue;
@@ -84,60 +87,132 @@ static int modinfo_name(const char *img, size_t size, char *name, size_t len)
 		while (p < end) {
 			size_t n = strnlen(p, end - p);
 
-			if (n > 5 && n < end - p && !strncmp(p, "name=", 5) &&
-			    n - 5 < len) {
-				memcpy(name, p + 5, n - 5);
-				name[n - 5] = '\0';
-				return 0;
-			}
+			if (n && n < (size_t)(end - p))
+				fn(arg, p, n);
 			p += n + 1;
 		}
 	}
-	return -ENOENT;
+	return 0;
 }
 
-/* The kernel's name for the module in path: its "name=" modinfo, else
- * the file name without ".ko", with '-' as '_' (as kbuild does). */
-int module_name_of(const char *path, char *name, size_t size)
+static bool has_key(const char *s, size_t len, const char *key)
+{
+	size_t k = strlen(key);
+
+	return len > k && !strncmp(s, key, k);
+}
+
+/* Copy the value of "key=value" (at most size - 1 bytes of it). */
+static void copy_value(char *dst, size_t size, const char *s, size_t len,
+		       size_t keylen)
+{
+	size_t n = len - keylen;
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, s + keylen, n);
+	dst[n] = '\0';
+}
+
+static void take_modinfo(void *arg, const char *s, size_t len)
+{
+	struct modinfo *mi = arg;
+
+	if (has_key(s, len, "name=") && !mi->name[0]) {
+		copy_value(mi->name, sizeof(mi->name), s, len, 5);
+	} else if (has_key(s, len, "vermagic=") && !mi->release[0]) {
+		/* "6.1.0-56-amd64 SMP preempt mod_unload modversions " */
+		const char *v = s + 9, *sp = memchr(v, ' ', len - 9);
+
+		copy_value(mi->release, sizeof(mi->release), s,
+			   sp ? (size_t)(sp - s) : len, 9);
+	} else if (has_key(s, len, "parmtype=") || has_key(s, len, "parm=")) {
+		/* "parmtype=NAME:TYPE" (module_param(), or tapc's globals),
+		 * "parm=NAME:TEXT" (MODULE_PARM_DESC()) */
+		size_t k = s[4] == '=' ? 5 : 9;
+		const char *v = s + k, *colon = memchr(v, ':', len - k);
+		char **grown;
+
+		if (!colon || colon == v ||
+		    module_has_param(mi, v, colon - v))
+			return;
+		grown = realloc(mi->params, (mi->nparams + 1) * sizeof(*grown));
+		if (!grown)
+			return;
+		mi->params = grown;
+		mi->params[mi->nparams] = strndup(v, colon - v);
+		if (mi->params[mi->nparams])
+			mi->nparams++;
+	}
+}
+
+/* What the module file says about itself (modinfo_free() it). */
+int module_info(const char *path, struct modinfo *mi)
 {
 	const char *base = strrchr(path, '/');
 	char *img;
 	size_t len, i;
 	int err;
 
+	memset(mi, 0, sizeof(*mi));
 	err = read_file(path, &img, &len);
 	if (err) {
 		msg_error(_("cannot read module '%s': %s"), path, strerror(-err));
 		return err;
 	}
-	err = modinfo_name(img, len, name, size);
+	err = modinfo_each(img, len, take_modinfo, mi);
 	free(img);
 	if (err == -ENOEXEC) {
 		msg_error(_("'%s' is not a kernel module (no 64-bit ELF)"),
 			  path);
+		modinfo_free(mi);
 		return err;
 	}
-	if (!err)
+	if (mi->name[0])
 		return 0;
+	/* No "name=": the file name without ".ko", with '-' as '_' (as
+	 * kbuild does). */
 	base = base ? base + 1 : path;
 	len = strlen(base);
 	if (len > 3 && !strcmp(base + len - 3, ".ko"))
 		len -= 3;
-	if (len == 0 || len >= size) {
+	if (len == 0 || len >= sizeof(mi->name)) {
 		msg_error(_("cannot tell the module name of '%s'"), path);
+		modinfo_free(mi);
 		return -EINVAL;
 	}
 	for (i = 0; i < len; i++)
-		name[i] = base[i] == '-' ? '_' : base[i];
-	name[len] = '\0';
+		mi->name[i] = base[i] == '-' ? '_' : base[i];
+	mi->name[len] = '\0';
 	return 0;
+}
+
+void modinfo_free(struct modinfo *mi)
+{
+	int i;
+
+	for (i = 0; i < mi->nparams; i++)
+		free(mi->params[i]);
+	free(mi->params);
+	mi->params = NULL;
+	mi->nparams = 0;
+}
+
+bool module_has_param(const struct modinfo *mi, const char *name,
+		      size_t len)
+{
+	int i;
+
+	for (i = 0; i < mi->nparams; i++)
+		if (strlen(mi->params[i]) == len &&
+		    !strncmp(mi->params[i], name, len))
+			return true;
+	return false;
 }
 
 static const char *load_hint(int err)
 {
 	switch (err) {
-	case EEXIST:
-		return _("it is already loaded (\"taprun -d NAME\" removes it)");
 	case EPERM:
 		return _("loading modules needs root (CAP_SYS_MODULE)");
 	case ENOEXEC:
@@ -179,8 +254,8 @@ int module_load(const char *path, const char *name, const char *params)
 			free(img);
 		}
 	}
-	if (!err)
-		return 0;
+	if (!err || err == -EEXIST)	/* the caller looks into EEXIST */
+		return err;
 	hint = load_hint(-err);
 	if (hint)
 		msg_error(_("module '%s': cannot load '%s': %s: %s"), name,
@@ -192,17 +267,23 @@ int module_load(const char *path, const char *name, const char *params)
 }
 
 /* Retries while the module is busy (files still being closed) for up to
- * wait_ms; gone already counts as success. */
-int module_unload(const char *name, int wait_ms)
+ * wait_ms.  A module that is not loaded is an error only when the user
+ * named it (-d); after a run it may be gone already. */
+int module_unload(const char *name, int wait_ms, bool missing_ok)
 {
 	const struct timespec pause = { 0, 50 * 1000 * 1000 };
 	int waited = 0, err;
 
 	for (;;) {
-		if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0 ||
-		    errno == ENOENT)
+		if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0)
 			return 0;
 		err = errno;
+		if (err == ENOENT) {
+			if (missing_ok)
+				return 0;
+			msg_error(_("module '%s' is not loaded"), name);
+			return -ENOENT;
+		}
 		if ((err != EAGAIN && err != EBUSY) || waited >= wait_ms)
 			break;
 		nanosleep(&pause, NULL);

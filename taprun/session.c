@@ -1,10 +1,13 @@
 /* session.c - one run of a module: load it, START it, stream its output
  * until it ends, STOP it, report, unload it.
  *
- * The loop waits in ppoll() with the stop signals unblocked, so a signal
- * only sets a flag and everything else runs with signals blocked.  Relay
- * wakes a poller only when a whole sub-buffer is full, so the trace files
- * are also read every POLL_MS.
+ * The stop signals and SIGCHLD stay blocked except inside ppoll(), so a
+ * handler only sets a flag.  ppoll() delivers a pending signal only when
+ * it would sleep, and while a chatty script keeps a trace file readable it
+ * never sleeps: so every round also takes the pending signals itself
+ * (take_signals()), and a stop is seen within one round at any output
+ * rate.  Relay wakes a poller only when a whole sub-buffer is full, so the
+ * trace files are also read every POLL_MS.
  */
 #include "config.h"
 
@@ -19,13 +22,14 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "taprun.h"
 #include "merge.h"
-#include "../runtime/transport.h"
+#include "tap_wire.h"
 
 #define DEBUGFS_DEFAULT	"/sys/kernel/debug"
 #define DEBUGFS_FS_MAGIC 0x64626720
@@ -52,6 +56,7 @@ struct session {
 	bool *reported_broken;
 	pid_t child;			/* -c command, 0 if none */
 	int child_go;			/* write end: let the child exec */
+	int child_err;			/* read end: errno if exec failed */
 	bool started, stop_sent, done_seen, aborting, output_failed;
 	struct timespec t_start, t_done;
 	struct tap_msg_done done;
@@ -61,6 +66,7 @@ struct session {
 
 static volatile sig_atomic_t sig_stop;	/* stop signals received */
 static volatile sig_atomic_t sig_child;
+static sigset_t loop_signals;		/* blocked outside ppoll() */
 static FILE *cur_out;
 
 static void on_stop_signal(int sig)
@@ -107,6 +113,7 @@ static void setup_signals(sigset_t *orig)
 		sigaddset(&set, stops[i]);
 	sigaddset(&set, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &set, orig);
+	loop_signals = set;
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
@@ -117,6 +124,20 @@ static void setup_signals(sigset_t *orig)
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Take the signals that came while they were blocked (see the top). */
+static void take_signals(void)
+{
+	const struct timespec zero = { 0, 0 };
+	int sig;
+
+	while ((sig = sigtimedwait(&loop_signals, NULL, &zero)) > 0) {
+		if (sig == SIGCHLD)
+			sig_child = 1;
+		else
+			sig_stop++;
+	}
 }
 
 static void child_defaults(const sigset_t *orig)
@@ -130,13 +151,18 @@ static void child_defaults(const sigset_t *orig)
 	sigprocmask(SIG_SETMASK, orig, NULL);
 }
 
+static bool needs_shell(const char *cmd)
+{
+	return strpbrk(cmd, "|&;<>()$`\\\"'*?[]#~={}\n") != NULL;
+}
+
 /* Split on blanks when cmd needs no shell, else run it with /bin/sh. */
 static void exec_command(const char *cmd)
 {
 	char *copy, *argv[256], *tok, *save = NULL;
 	int argc = 0;
 
-	if (strpbrk(cmd, "|&;<>()$`\\\"'*?[]#~={}\n")) {
+	if (needs_shell(cmd)) {
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		return;
 	}
@@ -151,11 +177,81 @@ static void exec_command(const char *cmd)
 		execvp(argv[0], argv);
 }
 
-/* Fork the -c command, held before exec until the probes are running
- * (so they see it from its first instruction).  Returns its pid. */
-static pid_t spawn_command(const char *cmd, int *go_fd, const sigset_t *orig)
+/* 0 if path names a file this process may execute, else -errno. */
+static int executable(const char *path)
 {
-	int p[2];
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (access(path, X_OK) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Before anything is loaded: can the -c command start at all?  Its
+ * program is looked up as execvp() will (a shell command needs
+ * /bin/sh), so a typo fails here instead of after the begin probes. */
+static int check_command(const char *cmd)
+{
+	char prog[PATH_MAX], *path, *dir, *save = NULL;
+	size_t len = strcspn(cmd + strspn(cmd, " \t"), " \t");
+	const char *word = cmd + strspn(cmd, " \t");
+	int err = -ENOENT;
+
+	if (needs_shell(cmd)) {
+		word = "/bin/sh";
+		len = strlen(word);
+	}
+	if (len == 0) {
+		msg_error(_("option -c: the command is empty"));
+		return -EINVAL;
+	}
+	if (len >= sizeof(prog)) {
+		err = -ENAMETOOLONG;
+		goto fail;
+	}
+	memcpy(prog, word, len);
+	prog[len] = '\0';
+	if (strchr(prog, '/')) {
+		err = executable(prog);
+		if (err)
+			goto fail;
+		return 0;
+	}
+	path = strdup(getenv("PATH") ? getenv("PATH") : "/bin:/usr/bin");
+	if (!path)
+		return -ENOMEM;
+	for (dir = strtok_r(path, ":", &save); dir;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char full[PATH_MAX * 2 + 2];
+		int e;
+
+		snprintf(full, sizeof(full), "%s/%s", *dir ? dir : ".", prog);
+		e = executable(full);
+		if (!e) {
+			free(path);
+			return 0;
+		}
+		if (e == -EACCES)
+			err = e;	/* found, but not executable */
+	}
+	free(path);
+fail:
+	msg_error(_("command '%s': cannot run '%.*s': %s"), cmd, (int)len,
+		  word, strerror(-err));
+	return err;
+}
+
+/* Fork the -c command, held before exec until the probes are running
+ * (so they see it from its first instruction).  Returns its pid; *err_fd
+ * gets the exec's errno if it fails after all. */
+static pid_t spawn_command(const char *cmd, int *go_fd, int *err_fd,
+			   const sigset_t *orig)
+{
+	int p[2], e[2];
 	pid_t pid;
 	char c;
 
@@ -164,26 +260,43 @@ static pid_t spawn_command(const char *cmd, int *go_fd, const sigset_t *orig)
 			  strerror(errno));
 		return -errno;
 	}
+	if (pipe2(e, O_CLOEXEC) < 0) {
+		msg_error(_("command '%s': cannot make a pipe: %s"), cmd,
+			  strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -errno;
+	}
 	pid = fork();
 	if (pid < 0) {
 		msg_error(_("command '%s': cannot fork: %s"), cmd,
 			  strerror(errno));
 		close(p[0]);
 		close(p[1]);
+		close(e[0]);
+		close(e[1]);
 		return -EAGAIN;
 	}
 	if (pid == 0) {
+		int err;
+
 		close(p[1]);
+		close(e[0]);
 		child_defaults(orig);
 		if (read(p[0], &c, 1) != 1)
 			_exit(127);	/* the loader gave up */
 		exec_command(cmd);
+		err = errno;
 		fprintf(stderr, _("ERROR: command '%s': cannot run it: %s\n"),
-			cmd, strerror(errno));
+			cmd, strerror(err));
+		if (write(e[1], &err, sizeof(err)) < 0)
+			_exit(127);
 		_exit(127);
 	}
 	close(p[0]);
+	close(e[1]);
 	*go_fd = p[1];
+	*err_fd = e[0];
 	return pid;
 }
 
@@ -198,18 +311,26 @@ static void release_child(struct session *s)
 	s->child_go = -1;
 }
 
-/* Reap children: the -c command ending stops the run; system()
- * commands are just collected. */
+/* Reap children: the -c command ending stops the run (a command that
+ * could not be executed makes the run fail); system() commands are just
+ * collected. */
 static void reap_children(struct session *s, bool *command_ended)
 {
 	pid_t pid;
-	int st;
+	int st, err;
 
 	sig_child = 0;
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-		if (pid == s->child) {
-			s->child = 0;
-			*command_ended = true;
+		if (pid != s->child)
+			continue;
+		s->child = 0;
+		*command_ended = true;
+		if (s->child_err >= 0) {
+			if (read(s->child_err, &err, sizeof(err)) ==
+			    (ssize_t)sizeof(err))
+				s->status = 1;	/* the child said why */
+			close(s->child_err);
+			s->child_err = -1;
 		}
 	}
 }
@@ -837,6 +958,7 @@ static void run_loop(struct session *s, const sigset_t *orig)
 			s->aborting = true;
 			break;
 		}
+		take_signals();
 		if (sig_stop != (sig_atomic_t)stops_seen) {
 			stops_seen = sig_stop;
 			if (s->stop_sent) {
@@ -946,14 +1068,93 @@ out:
 		s->ctl = -1;
 	}
 	msg_verbose(1, _("module '%s': unloading"), s->name);
-	if (module_unload(s->name, UNLOAD_WAIT_MS))
+	if (module_unload(s->name, UNLOAD_WAIT_MS, true))
 		s->status = 1;
 	s->loaded = false;
+}
+
+/* Every NAME=VALUE must be a parameter of the module: the kernel would
+ * ignore an unknown one with a note in its log, and the run would go on
+ * without the value the user meant to give. */
+static int check_params(const struct modinfo *mi)
+{
+	int i, j;
+
+	for (i = 0; i < opt.nparams; i++) {
+		const char *a = opt.params[i];
+		size_t len = strcspn(a, "=");
+		char list[512] = "";
+		size_t used = 0;
+
+		if (module_has_param(mi, a, len))
+			continue;
+		for (j = 0; j < mi->nparams && used < sizeof(list); j++) {
+			if (!strncmp(mi->params[j], "_tap_", 5))
+				continue;	/* the runtime's own */
+			used += snprintf(list + used, sizeof(list) - used,
+					 "%s%s", used ? ", " : "",
+					 mi->params[j]);
+		}
+		if (used)
+			msg_error(_("module '%s' has no parameter '%.*s' (it has: %s)"),
+				  mi->name, (int)len, a, list);
+		else
+			msg_error(_("module '%s' has no parameter '%.*s'"),
+				  mi->name, (int)len, a);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A module only loads into the kernel it was built for (the kernel would
+ * refuse it with a note in its log, or with a vague error). */
+static int check_release(const struct modinfo *mi)
+{
+	struct utsname u;
+
+	if (!mi->release[0] || uname(&u) < 0 || !strcmp(u.release, mi->release))
+		return 0;
+	msg_error(_("module '%s' was built for kernel %s, but this kernel is %s (build it again with \"tapc -r %s\")"),
+		  mi->name, mi->release, u.release, u.release);
+	return -ENOEXEC;
+}
+
+/* A module of this name is loaded already.  If it is a tapc module that
+ * no taprun is attached to (its ctl opens: ctl has one opener at a time),
+ * an earlier taprun died without unloading it; closing ctl ended its
+ * session if it was still running, so it is removed.  0 if it is gone. */
+static int remove_stale(const char *name)
+{
+	char path[PATH_MAX + 80];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s%s/ctl", debugfs_dir(),
+		 TAP_DIR_PREFIX, name);
+	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		snprintf(path, sizeof(path), "/proc/%s%s/ctl", TAP_DIR_PREFIX,
+			 name);
+		fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	}
+	if (fd < 0) {
+		if (errno == EBUSY)
+			msg_error(_("module '%s' is already loaded and another taprun is running it"),
+				  name);
+		else
+			msg_error(_("module '%s' is already loaded (\"taprun -d %s\" removes it)"),
+				  name, name);
+		return -EEXIST;
+	}
+	close(fd);
+	msg_warning(_("module '%s' was left loaded by a taprun that is gone; removing it"),
+		    name);
+	return module_unload(name, UNLOAD_WAIT_MS, true);
 }
 
 int run_session(void)
 {
 	struct session s;
+	struct modinfo mi;
 	sigset_t orig;
 	char *params;
 	int err;
@@ -961,7 +1162,20 @@ int run_session(void)
 	memset(&s, 0, sizeof(s));
 	s.ctl = -1;
 	s.child_go = -1;
-	if (module_name_of(opt.module_path, s.name, sizeof(s.name)))
+	s.child_err = -1;
+	/* First: a stop signal from now on is acted on once the run is up
+	 * (and not lost, nor fatal, while the module loads). */
+	setup_signals(&orig);
+	if (module_info(opt.module_path, &mi))
+		return 1;
+	snprintf(s.name, sizeof(s.name), "%s", mi.name);
+	err = check_params(&mi);
+	if (!err && opt.command)
+		err = check_command(opt.command);
+	if (!err)
+		err = check_release(&mi);
+	modinfo_free(&mi);
+	if (err)
 		return 1;
 	if (opt.target_pid && kill(opt.target_pid, 0) < 0 && errno == ESRCH) {
 		msg_error(_("process %d does not exist (-x)"), opt.target_pid);
@@ -970,9 +1184,9 @@ int run_session(void)
 	params = build_params();
 	if (!params)
 		return 1;
-	setup_signals(&orig);
 	if (opt.command) {
-		pid_t pid = spawn_command(opt.command, &s.child_go, &orig);
+		pid_t pid = spawn_command(opt.command, &s.child_go,
+					  &s.child_err, &orig);
 
 		if (pid < 0) {
 			free(params);
@@ -984,6 +1198,15 @@ int run_session(void)
 	msg_verbose(1, _("module '%s': loading %s %s"), s.name,
 		    opt.module_path, params);
 	err = module_load(opt.module_path, s.name, params);
+	if (err == -EEXIST) {
+		err = remove_stale(s.name);	/* says why if it cannot */
+		if (!err) {
+			err = module_load(opt.module_path, s.name, params);
+			if (err == -EEXIST)	/* loaded again meanwhile */
+				msg_error(_("module '%s' is already loaded (\"taprun -d %s\" removes it)"),
+					  s.name, s.name);
+		}
+	}
 	free(params);
 	if (!err) {
 		s.loaded = true;
@@ -998,5 +1221,7 @@ int run_session(void)
 		close(s.child_go);
 		waitpid(s.child, NULL, 0);
 	}
+	if (s.child_err >= 0)
+		close(s.child_err);
 	return s.status;
 }

@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -109,8 +110,8 @@ static void usage(FILE *f)
 		     "  -r N:URI    the values of remote_id() and remote_uri()\n"
 		     "  -D DIR      where debugfs is mounted (default /sys/kernel/debug)\n"
 		     "  -d NAME     unload the module NAME and exit\n"
-		     "  -V          print the version and exit\n"
-		     "  -h          print this help and exit\n"
+		     "  -V, --version  print the version and exit\n"
+		     "  -h, --help     print this help and exit\n"
 		     "\n"
 		     "NAME=VALUE sets a module parameter, e.g. a global of the script.\n"));
 }
@@ -253,10 +254,16 @@ static int parse_option(int c, const char *arg)
 /* 0: run; 1: exit 0 (help, version); -EINVAL: exit 1. */
 static int parse_args(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 	int c, i, err;
 
 	opterr = 0;
-	while ((c = getopt(argc, argv, "+:o:c:x:T:bs:wvC:r:D:d:VhLAuN:M:S:R")) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:c:x:T:bs:wvC:r:D:d:VhLAuN:M:S:R",
+				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
 			printf("taprun (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
@@ -268,8 +275,12 @@ static int parse_args(int argc, char **argv)
 			msg_error(_("option -%c needs an argument"), optopt);
 			return -EINVAL;
 		case '?':
-			msg_error(_("unknown option -%c (taprun -h lists the options)"),
-				  optopt);
+			if (optopt)
+				msg_error(_("unknown option -%c (taprun -h lists the options)"),
+					  optopt);
+			else
+				msg_error(_("unknown option %s (taprun -h lists the options)"),
+					  argv[optind - 1]);
 			return -EINVAL;
 		default:
 			err = parse_option(c, optarg);
@@ -318,6 +329,6 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret > 0 ? 0 : 1;
 	if (opt.delete_name)
-		return module_unload(opt.delete_name, 0) ? 1 : 0;
+		return module_unload(opt.delete_name, 0, false) ? 1 : 0;
 	return run_session();
 }

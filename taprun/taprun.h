@@ -49,9 +49,18 @@ void msg_from_module(bool error, const char *text, size_t len);
 void flush_output(void);
 
 /* module.c */
-int module_name_of(const char *path, char *name, size_t size);
+struct modinfo {
+	char name[64];		/* the kernel's name for it */
+	char release[65];	/* the kernel it was built for (vermagic) */
+	char **params;		/* its parameters (parmtype= entries) */
+	int nparams;
+};
+int module_info(const char *path, struct modinfo *mi);
+void modinfo_free(struct modinfo *mi);
+bool module_has_param(const struct modinfo *mi, const char *name,
+		      size_t len);
 int module_load(const char *path, const char *name, const char *params);
-int module_unload(const char *name, int wait_ms);
+int module_unload(const char *name, int wait_ms, bool missing_ok);
 
 /* session.c */
 int run_session(void);

@@ -628,6 +628,14 @@ const char *build_module(const char *c_file, const char *module_name)
 			      "SYSTEMTAP_RUNTIME)"), runtime_source_dir());
 		return NULL;
 	}
+	/* The runtime includes ../include/tap_wire.h (shared with taprun). */
+	const char *wire = xsprintf("%s/../include/tap_wire.h", runtime_source_dir());
+	if (!is_file(wire)) {
+		error_plain(_("runtime folder '%s' has no include/tap_wire.h beside it "
+			      "(%s): runtime/ and include/ are installed side by side"),
+			    runtime_source_dir(), wire);
+		return NULL;
+	}
 	if (!check_build_tree())
 		return NULL;
 

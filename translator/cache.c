@@ -178,11 +178,14 @@ static const char *hash_runtime_sources(void)
 	static const char *digest;
 	if (digest)
 		return digest;
-	/* Every file of the runtime, in name order, with its relative path:
-	 * an edit anywhere in it makes every cached module stale. */
+	/* Every file of the runtime, in name order, with its relative path,
+	 * and of the include/ folder beside it (the runtime includes
+	 * ../include/tap_wire.h): an edit anywhere in them makes every
+	 * cached module stale. */
 	Sha256 s;
 	sha256_init(&s);
 	Vec todo = { 0 };
+	vec_push(&todo, (void *)"../include");
 	vec_push(&todo, (void *)"");
 	const char *root = runtime_source_dir();
 	while (todo.len) {

@@ -1,8 +1,8 @@
 /*
  * probe_common.h - what the probe families' glue shares (timers, kprobes,
  * tracepoints): registration flags, reporting a probe that cannot be
- * registered, the user registers of the current task, and the kernel-API
- * shims the families need.
+ * registered and the user registers of the current task (kernel API
+ * differences are in compat.h).
  *
  * The generated module includes a family's runtime file (runtime/families/
  * NAME.c) once, before its probe bodies, when the script uses the family;
@@ -11,7 +11,7 @@
 #ifndef TAP_PROBE_COMMON_H
 #define TAP_PROBE_COMMON_H
 
-#include "tap_features.h"
+#include "compat.h"
 
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -97,19 +97,6 @@ static inline struct pt_regs *_tap_user_regs(struct pt_regs *regs)
 	if (in_nmi() || !current->mm || (current->flags & PF_KTHREAD))
 		return NULL;
 	return task_pt_regs(current);
-}
-
-/* hrtimer_setup() replaced hrtimer_init() plus a ->function store. */
-static inline void _tap_hrtimer_setup(struct hrtimer *t,
-				      enum hrtimer_restart (*fn)(struct hrtimer *),
-				      clockid_t clock, enum hrtimer_mode mode)
-{
-#ifdef TAP_HAVE_HRTIMER_SETUP
-	hrtimer_setup(t, fn, clock, mode);
-#else
-	hrtimer_init(t, clock, mode);
-	t->function = fn;
-#endif
 }
 
 #endif /* TAP_PROBE_COMMON_H */

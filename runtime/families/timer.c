@@ -116,7 +116,7 @@ static int _tap_profile_start(struct _tap_timer *t)
 		return _tap_probe_failed(t->pp, 0, -ENOMEM, "timer", NULL);
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		t->cpus[cpu].t = t;
-		_tap_hrtimer_setup(&t->cpus[cpu].hrt, _tap_profile_fn,
+		tap_hrtimer_setup(&t->cpus[cpu].hrt, _tap_profile_fn,
 				   CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
 	}
 	cpus_read_lock();
@@ -161,7 +161,7 @@ static int _tap_timers_start(struct _tap_timer *t, int n)
 			if (ret)
 				goto err_stop;
 		} else {
-			_tap_hrtimer_setup(&t[i].hrt, _tap_timer_fn,
+			tap_hrtimer_setup(&t[i].hrt, _tap_timer_fn,
 					   CLOCK_MONOTONIC, HRTIMER_MODE_REL);
 			hrtimer_start(&t[i].hrt,
 				      ns_to_ktime(_tap_timer_period(&t[i])),

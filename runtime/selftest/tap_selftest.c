@@ -298,6 +298,7 @@ void tap_on_stop(void)
 	preempt_enable();
 }
 
+#include "../alloc.c"
 #include "../transport.c"
 
 static int __init st_init(void)

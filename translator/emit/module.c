@@ -517,12 +517,15 @@ static void write_module_params(Unit *u)
 		/* a name the kernel headers define as a macro (current,
 		 * jiffies ...) cannot be a parameter name */
 		emit(e, "#ifndef %s", v->name);
-		if (v->type == TY_LONG)
+		if (v->type == TY_LONG) {
 			emit(e, "module_param_cb(%s, &tap_param_ops_long, &%s.v, 0);", v->name,
 			     var_cname(e, v));
-		else
+			/* in .modinfo, where taprun checks NAME=VALUE */
+			emit(e, "__MODULE_PARM_TYPE(%s, \"long\");", v->name);
+		} else {
 			emit(e, "module_param_string(%s, %s.v, MAXSTRINGLEN, 0);", v->name,
 			     var_cname(e, v));
+		}
 		emit(e, "#endif");
 	}
 }

@@ -879,13 +879,14 @@ static void test_alloc_failures(void)
 {
 	static const u8 kt[] = { TAP_LONG, TAP_STRING };
 	struct tap_hist_spec hs = { .type = TAP_HIST_LOG };
-	long i;
+	long i, live = tap_test_alloc_live;
 
 	for (i = 0; i < 40; i++) {
 		struct tap_map *m;
 		struct tap_stat *s;
 		struct tap_regex re;
 
+		CHECK_INT(tap_test_alloc_live, live);
 		tap_test_alloc_countdown = i;
 		m = tap_map_create(2, kt, TAP_STATS, &hs, 16, false);
 		s = tap_stat_create(&hs);
@@ -896,6 +897,7 @@ static void test_alloc_failures(void)
 		tap_stat_destroy(s);
 	}
 	tap_test_alloc_countdown = -1;
+	CHECK_INT(tap_test_alloc_live, live);
 }
 
 int main(void)

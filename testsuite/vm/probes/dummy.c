@@ -5,8 +5,6 @@
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 
-#include "tap_features.h"
-
 static int reads;
 
 static noinline int dummy_show(struct seq_file *m, void *v)
@@ -20,21 +18,13 @@ static int dummy_open(struct inode *inode, struct file *file)
 	return single_open(file, dummy_show, NULL);
 }
 
-#ifdef TAP_HAVE_PROC_OPS
+/* proc_ops since 5.6, as the runtime itself needs */
 static const struct proc_ops dummy_fops = {
 	.proc_open = dummy_open,
 	.proc_read = seq_read,
 	.proc_lseek = seq_lseek,
 	.proc_release = single_release,
 };
-#else
-static const struct file_operations dummy_fops = {
-	.open = dummy_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-#endif
 
 static int __init dummy_init(void)
 {

@@ -1,13 +1,11 @@
 /* tapc_selftest.c - a hand-written module that proves the VM harness
- * before pass 3 exists: it is built through pass 4 (build.c, with the
- * feature header), loaded with insmod, prints with printk and through a
- * /proc file, and with warn=1 hits a WARN_ON_ONCE so the harness shows
- * it catches kernel-log problems. */
+ * before pass 3 exists: it is built through pass 4 (build.c), loaded
+ * with insmod, prints with printk and through a /proc file, and with
+ * warn=1 hits a WARN_ON_ONCE so the harness shows it catches kernel-log
+ * problems. */
 #include <linux/module.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
-
-#include "tap_features.h"
 
 static char *greeting = "world";
 module_param(greeting, charp, 0444);
@@ -31,22 +29,13 @@ static int selftest_open(struct inode *inode, struct file *file)
 	return single_open(file, selftest_show, NULL);
 }
 
-#ifdef TAP_HAVE_PROC_OPS
+/* proc_ops since 5.6, as the runtime itself needs */
 static const struct proc_ops selftest_fops = {
 	.proc_open = selftest_open,
 	.proc_read = seq_read,
 	.proc_lseek = seq_lseek,
 	.proc_release = single_release,
 };
-#else
-static const struct file_operations selftest_fops = {
-	.owner = THIS_MODULE,
-	.open = selftest_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-#endif
 
 static int __init selftest_init(void)
 {
