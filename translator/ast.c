@@ -22,6 +22,46 @@ Node *node_new(NodeKind kind, Loc loc)
 	return n;
 }
 
+static int max_depth_of(Vec *v, int d)
+{
+	for (int i = 0; i < v->len; i++) {
+		int k = node_depth(vec_get(v, i));
+		if (k > d)
+			d = k;
+	}
+	return d;
+}
+
+/* Every Node field that holds a child, whatever the kind: a kind that
+ * leaves a field NULL costs nothing. */
+int node_depth(Node *n)
+{
+	if (!n)
+		return 0;
+	if (n->depth)
+		return n->depth;
+	Node *kids[] = { n->lhs, n->rhs, n->base, n->cond, n->then, n->els,
+			 n->init, n->incr, n->body, n->fmt, n->value, n->limit,
+			 n->catch_var };
+	int d = 0;
+	for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) {
+		int k = node_depth(kids[i]);
+		if (k > d)
+			d = k;
+	}
+	d = max_depth_of(&n->args, d);
+	d = max_depth_of(&n->stmts, d);
+	d = max_depth_of(&n->slice, d);
+	for (int i = 0; i < n->comps.len; i++) {
+		Component *c = vec_get(&n->comps, i);
+		int k = node_depth(c->index);
+		if (k > d)
+			d = k;
+	}
+	n->depth = d + 1;
+	return n->depth;
+}
+
 const char *type_name(Type t)
 {
 	switch (t) {
