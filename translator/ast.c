@@ -3,7 +3,11 @@
  * The printed form parses again to the same tree: binary expressions are
  * fully parenthesised, strings re-escaped, one statement per line with a
  * 2-space indent, and simple statements end in ';' so that two of them
- * never run together when read back. */
+ * never run together when read back.
+ *
+ * The output stays linear in the size of the tree: the indent stops
+ * growing at MAX_INDENT levels (else a deep tree would print a line of
+ * spaces per level per line), and nothing is rendered twice. */
 #include "ast.h"
 
 #include <string.h>
@@ -349,10 +353,14 @@ static void put_expr(StrBuf *o, Node *n, bool top)
 
 /* ---- statements ---- */
 
+#define MAX_INDENT 40
+
 static void pad(StrBuf *o, int indent)
 {
-	for (int i = 0; i < indent; i++)
-		sb_puts(o, "  ");
+	static const char spaces[2 * MAX_INDENT + 1] =
+		"                                        "
+		"                                        ";
+	sb_putn(o, spaces, 2 * (size_t)(indent < MAX_INDENT ? indent : MAX_INDENT));
 }
 
 static void put_stmt(StrBuf *o, Node *n, int indent);
