@@ -1221,15 +1221,27 @@ static Node *parse_block(Parser *P)
 
 /* ---- probe points ---- */
 
-typedef Vec Alts;   /* alternatives: Vec of Vec* of ProbePointComp* */
+/* One alternative of a brace expansion: its components, and the '?' or
+ * '!' written after it inside the braces (mark: the last one, or
+ * NULL). */
+typedef struct Alt {
+	Vec comps;              /* ProbePointComp * */
+	bool optional, sufficient;
+	Token *mark;
+} Alt;
 
-static Vec *comps_concat(Vec *a, Vec *b)
+typedef Vec Alts;   /* alternatives: Vec of Alt * */
+
+static Alt *alt_concat(Alt *a, Alt *b)
 {
-	Vec *r = NEW(Vec);
-	for (int i = 0; i < a->len; i++)
-		vec_push(r, vec_get(a, i));
-	for (int i = 0; i < b->len; i++)
-		vec_push(r, vec_get(b, i));
+	Alt *r = NEW(Alt);
+	for (int i = 0; i < a->comps.len; i++)
+		vec_push(&r->comps, vec_get(&a->comps, i));
+	for (int i = 0; i < b->comps.len; i++)
+		vec_push(&r->comps, vec_get(&b->comps, i));
+	r->optional = b->optional;
+	r->sufficient = b->sufficient;
+	r->mark = b->mark;
 	return r;
 }
 
@@ -1240,10 +1252,17 @@ static Alts *alts_product(Parser *P, Alts *a, Alts *b, Loc loc)
 	if ((long)a->len * b->len > MAX_EXPANSION)
 		fail_at(P, loc, _("brace expansion gives more than %d probe points"),
 			MAX_EXPANSION);
+	for (int i = 0; i < a->len; i++) {
+		Alt *x = vec_get(a, i);
+		if (x->mark)
+			fail_at(P, x->mark->loc, _("'%s' inside braces must end the probe "
+						   "point, but a '.' follows these braces"),
+				x->mark->text);
+	}
 	Alts *r = NEW(Alts);
 	for (int i = 0; i < a->len; i++)
 		for (int j = 0; j < b->len; j++)
-			vec_push(r, comps_concat(vec_get(a, i), vec_get(b, j)));
+			vec_push(r, alt_concat(vec_get(a, i), vec_get(b, j)));
 	return r;
 }
 
@@ -1255,7 +1274,8 @@ static bool is_name_piece(Token *t)
 
 static Alts *parse_pp_seq(Parser *P, int depth);
 
-/* pp-unit = "{" pp-seq ("," pp-seq)* "}" | pp-name ["(" literal ")"]
+/* pp-unit = "{" pp-alt ("," pp-alt)* "}" | pp-name ["(" literal ")"]
+ * pp-alt = pp-seq ["?" | "!"]*   (a mark only when the braces end the point)
  * pp-name = touching pieces of NAME and "*" (wildcards) */
 static Alts *parse_pp_unit(Parser *P, int depth)
 {
@@ -1267,15 +1287,32 @@ static Alts *parse_pp_unit(Parser *P, int depth)
 		next(P);
 		for (;;) {
 			Alts *a = parse_pp_seq(P, depth + 1);
-			for (int i = 0; i < a->len; i++)
-				vec_push(r, vec_get(a, i));
+			Token *mark = NULL;
+			bool opt = false, suff = false;
+			for (;;) {
+				if (peek_op(P, "?"))
+					opt = true;
+				else if (peek_op(P, "!"))
+					suff = opt = true;
+				else
+					break;
+				mark = next(P);
+			}
+			for (int i = 0; i < a->len; i++) {
+				Alt *x = vec_get(a, i);
+				x->optional |= opt;
+				x->sufficient |= suff;
+				if (mark)
+					x->mark = mark;
+				vec_push(r, x);
+			}
 			if (r->len > MAX_EXPANSION)
 				fail_at(P, t->loc, _("brace expansion gives more than %d probe "
 						     "points"), MAX_EXPANSION);
 			if (accept_op(P, ","))
 				continue;
 			Token *c = peek(P);
-			if (is_op(c, "?") || is_op(c, "!") || is_word(c, "if"))
+			if (is_word(c, "if"))
 				fail_at(P, c->loc, _("'%s' may only follow a whole probe point, "
 						     "not a part inside braces"), c->text);
 			expect_close(P, "}", t);
@@ -1309,8 +1346,8 @@ static Alts *parse_pp_unit(Parser *P, int depth)
 				where(open->loc), describe(peek(P)));
 		next(P);
 	}
-	Vec *one = NEW(Vec);
-	vec_push(one, c);
+	Alt *one = NEW(Alt);
+	vec_push(&one->comps, c);
 	vec_push(r, one);
 	return r;
 }
@@ -1347,10 +1384,10 @@ static void parse_probe_point(Parser *P, Vec *out)
 	}
 	for (int i = 0; i < alts->len; i++) {
 		ProbePoint *pp = NEW(ProbePoint);
-		Vec *comps = vec_get(alts, i);
-		pp->comps = *comps;
-		pp->optional = optional;
-		pp->sufficient = sufficient;
+		Alt *alt = vec_get(alts, i);
+		pp->comps = alt->comps;
+		pp->optional = optional || alt->optional;
+		pp->sufficient = sufficient || alt->sufficient;
 		pp->condition = cond;
 		pp->loc = start->loc;
 		vec_push(out, pp);
