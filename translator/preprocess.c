@@ -994,6 +994,12 @@ Vec *preprocess(Vec *raw_toks, SrcFile *src)
 		if (t->kind == TK_EOF && !pp->in->up)
 			break;
 	}
+	if (pp->stopped) {
+		/* Half-expanded text would only give the parser errors of
+		 * its own: parse nothing. */
+		out->len = 0;
+		vec_push(out, pp->eof);
+	}
 	return out;
 }
 
