@@ -270,8 +270,9 @@ Node *node_new(NodeKind kind, Loc loc);
  * deeper tree (each operator, call, index, statement and pair of
  * parentheses is one level; the operands of a chain such as a + b + c are
  * nested too).  Every pass walks the tree recursively, so this bounds
- * their stack use: at this depth pass 3, the deepest walker, uses about
- * 0.5 MiB of the 8 MiB default stack. */
+ * their stack use: the deepest scripts allowed go through passes 1-3
+ * within 2 MiB of the 8 MiB default stack (HACKING.md, "Nesting
+ * limits"). */
 #define MAX_NEST_DEPTH 1000
 
 /* The height of the tree under n (a leaf is 1, NULL is 0), remembered in
