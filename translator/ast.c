@@ -3,7 +3,11 @@
  * The printed form parses again to the same tree: binary expressions are
  * fully parenthesised, strings re-escaped, one statement per line with a
  * 2-space indent, and simple statements end in ';' so that two of them
- * never run together when read back. */
+ * never run together when read back.
+ *
+ * The output stays linear in the size of the tree: the indent stops
+ * growing at MAX_INDENT levels (else a deep tree would print a line of
+ * spaces per level per line), and nothing is rendered twice. */
 #include "ast.h"
 
 #include <string.h>
@@ -20,6 +24,46 @@ Node *node_new(NodeKind kind, Loc loc)
 	n->kind = kind;
 	n->loc = loc;
 	return n;
+}
+
+static int max_depth_of(Vec *v, int d)
+{
+	for (int i = 0; i < v->len; i++) {
+		int k = node_depth(vec_get(v, i));
+		if (k > d)
+			d = k;
+	}
+	return d;
+}
+
+/* Every Node field that holds a child, whatever the kind: a kind that
+ * leaves a field NULL costs nothing. */
+int node_depth(Node *n)
+{
+	if (!n)
+		return 0;
+	if (n->depth)
+		return n->depth;
+	Node *kids[] = { n->lhs, n->rhs, n->base, n->cond, n->then, n->els,
+			 n->init, n->incr, n->body, n->fmt, n->value, n->limit,
+			 n->catch_var };
+	int d = 0;
+	for (size_t i = 0; i < sizeof kids / sizeof kids[0]; i++) {
+		int k = node_depth(kids[i]);
+		if (k > d)
+			d = k;
+	}
+	d = max_depth_of(&n->args, d);
+	d = max_depth_of(&n->stmts, d);
+	d = max_depth_of(&n->slice, d);
+	for (int i = 0; i < n->comps.len; i++) {
+		Component *c = vec_get(&n->comps, i);
+		int k = node_depth(c->index);
+		if (k > d)
+			d = k;
+	}
+	n->depth = d + 1;
+	return n->depth;
 }
 
 const char *type_name(Type t)
@@ -309,10 +353,14 @@ static void put_expr(StrBuf *o, Node *n, bool top)
 
 /* ---- statements ---- */
 
+#define MAX_INDENT 40
+
 static void pad(StrBuf *o, int indent)
 {
-	for (int i = 0; i < indent; i++)
-		sb_puts(o, "  ");
+	static const char spaces[2 * MAX_INDENT + 1] =
+		"                                        "
+		"                                        ";
+	sb_putn(o, spaces, 2 * (size_t)(indent < MAX_INDENT ? indent : MAX_INDENT));
 }
 
 static void put_stmt(StrBuf *o, Node *n, int indent);

@@ -157,6 +157,10 @@ struct Node {
 	const char *deref;      /* "$" or "$$" pretty-print suffix, or NULL */
 	bool from_tapset;       /* parsed from a tapset file */
 	bool synthetic;         /* made by the translator, not the user */
+	int depth;              /* pass 1: height of the tree under this
+	                         * node (a leaf is 1), see node_depth(); 0
+	                         * when not measured.  Later passes may
+	                         * rewrite the tree without updating it. */
 
 	/* resolved by pass 2 */
 	Var *var;               /* N_SYMBOL, N_INDEX base, foreach vars */
@@ -261,6 +265,20 @@ typedef struct Program {
 } Program;
 
 Node *node_new(NodeKind kind, Loc loc);
+
+/* Expressions and statements nest at most this deep: pass 1 refuses a
+ * deeper tree (each operator, call, index, statement and pair of
+ * parentheses is one level; the operands of a chain such as a + b + c are
+ * nested too).  Every pass walks the tree recursively, so this bounds
+ * their stack use: the deepest scripts allowed go through passes 1-3
+ * within 2 MiB of the 8 MiB default stack (HACKING.md, "Nesting
+ * limits"). */
+#define MAX_NEST_DEPTH 1000
+
+/* The height of the tree under n (a leaf is 1, NULL is 0), remembered in
+ * n->depth.  Children not measured yet are measured first, so measure
+ * bottom-up, as the parser does, to keep this shallow. */
+int node_depth(Node *n);
 
 /* Print a file in the canonical form that parses again (-p1). */
 void print_stapfile(FILE *out, Stapfile *f);

@@ -1,5 +1,9 @@
 /* diag.c - diagnostics: "file:line:col: error: message", the source line
- * and a caret under the column. */
+ * and a caret under the column.
+ *
+ * Bad input must not flood the terminal: the command stops after
+ * DIAG_ERROR_LIMIT errors, and a long line is shown clipped around the
+ * caret. */
 #include "tapc.h"
 
 #include <stdlib.h>
@@ -9,6 +13,15 @@
 int error_count;
 int warning_count;
 static bool quiet;
+
+/* Errors shown before tapc gives up (0: never); see DIAG_ERROR_LIMIT. */
+static int error_limit;
+static int errors_shown;
+
+void diag_set_error_limit(int n)
+{
+	error_limit = n;
+}
 
 void diag_set_quiet(bool q)
 {
@@ -24,23 +37,113 @@ static bool use_color(void)
 	return isatty(2) && getenv("TERM") && strcmp(getenv("TERM"), "dumb") != 0;
 }
 
+/* A source line longer than this is shown as this many bytes around the
+ * caret, with "..." where it was cut. */
+#define SHOWN_WIDTH 120
+
+/* The start of line `line` of f.  Diagnostics mostly come in file order,
+ * so the search starts from the last line found when it can. */
+static const char *line_start(SrcFile *f, int line)
+{
+	static SrcFile *last_file;
+	static const char *last_p;
+	static int last_line;
+	const char *p = f->text, *end = f->text + f->len;
+	int l = 1;
+	if (f == last_file && last_line <= line) {
+		p = last_p;
+		l = last_line;
+	}
+	for (; l < line && p < end; p++)
+		if (*p == '\n')
+			l++;
+	last_file = f;
+	last_p = p;
+	last_line = l;
+	return p;
+}
+
+/* The length of the well-formed UTF-8 character at p (before end), or 0
+ * when the bytes there are not one. */
+static size_t utf8_len(const unsigned char *p, const unsigned char *end)
+{
+	size_t n;
+	unsigned char lo = 0x80, hi = 0xbf;
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if ((size_t)(end - p) < n)
+		return 0;
+	/* no overlong forms, surrogates or values past U+10FFFF */
+	if (*p == 0xe0)
+		lo = 0xa0;
+	else if (*p == 0xed)
+		hi = 0x9f;
+	else if (*p == 0xf0)
+		lo = 0x90;
+	else if (*p == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
 /* Print the line of `loc` and a caret under its column.  Tabs before the
- * column are kept so the caret lines up in a terminal. */
+ * column are kept so the caret lines up in a terminal, and a UTF-8
+ * character takes one place; other control bytes and bytes that are not
+ * UTF-8 show as '?' (a binary file must not drive the terminal), and a
+ * carriage return ending the line is left out. */
 static void show_source_line(Loc loc)
 {
 	if (!loc.file || loc.line <= 0 || !loc.file->text)
 		return;
-	const char *p = loc.file->text, *end = p + loc.file->len;
-	for (int l = 1; l < loc.line && p < end; p++)
-		if (*p == '\n')
-			l++;
+	const char *p = line_start(loc.file, loc.line);
+	const char *end = loc.file->text + loc.file->len;
 	const char *eol = memchr(p, '\n', end - p);
 	if (!eol)
 		eol = end;
-	fprintf(stderr, "    %.*s\n    ", (int)(eol - p), p);
-	for (int i = 1; i < loc.col && p + i - 1 < eol; i++)
-		fputc(p[i - 1] == '\t' ? '\t' : ' ', stderr);
-	fputs("^\n", stderr);
+	if (eol > p && eol[-1] == '\r')
+		eol--;
+	size_t len = eol - p;
+	size_t caret = loc.col > 1 ? (size_t)loc.col - 1 : 0;
+	if (caret > len)
+		caret = len;
+	size_t from = 0, to = len;
+	if (len > SHOWN_WIDTH) {
+		from = caret > SHOWN_WIDTH / 2 ? caret - SHOWN_WIDTH / 2 : 0;
+		to = from + SHOWN_WIDTH;
+		if (to > len) {
+			to = len;
+			from = len - SHOWN_WIDTH;
+		}
+	}
+	const unsigned char *u = (const unsigned char *)p;
+	StrBuf under = { 0 };
+	fputs(from ? "    ..." : "    ", stderr);
+	sb_puts(&under, from ? "       " : "    ");
+	for (size_t i = from, n; i < to; i += n) {
+		n = u[i] >= 0x80 ? utf8_len(u + i, u + to) : 1;
+		if (n > 1)
+			fwrite(u + i, 1, n, stderr);
+		else
+			fputc(u[i] == '\t' || (u[i] >= 0x20 && u[i] < 0x7f) ? u[i] : '?',
+			      stderr);
+		n = n ? n : 1;
+		if (i < caret)
+			sb_putc(&under, u[i] == '\t' ? '\t' : ' ');
+	}
+	fputs(to < len ? "...\n" : "\n", stderr);
+	sb_putc(&under, '^');
+	fprintf(stderr, "%s\n", sb_cstr(&under));
+	sb_free(&under);
 }
 
 static void report(Loc loc, const char *what, const char *color,
@@ -58,8 +161,11 @@ static void report(Loc loc, const char *what, const char *color,
 void verror_at(Loc loc, const char *fmt, va_list ap)
 {
 	error_count++;
-	if (!quiet)
-		report(loc, _("error"), "\033[1;31m", fmt, ap);
+	if (quiet)
+		return;
+	report(loc, _("error"), "\033[1;31m", fmt, ap);
+	if (error_limit && ++errors_shown >= error_limit)
+		fatal(_("stopping after %d errors"), errors_shown);
 }
 
 void error_at(Loc loc, const char *fmt, ...)

@@ -155,6 +155,7 @@ int main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	bindtextdomain(PACKAGE, LOCALEDIR);
 	textdomain(PACKAGE);
+	diag_set_error_limit(DIAG_ERROR_LIMIT);
 
 	parse_options(argc, argv);
 	temp_dirs_on_signals();   /* ^C during passes 1-4 leaves no folder behind */

@@ -23,6 +23,7 @@ typedef struct Parser {
 	bool privileged;        /* embedded C and guru-only operators allowed */
 	bool in_function;
 	int loop_depth;
+	int nest;               /* parse_expr/parse_stmt/... calls open now */
 	bool last_paren;        /* the primary just parsed was ( expr ) */
 	int seq;                /* declaration order */
 	int errors_before;      /* p1_errors() when this file started */
@@ -186,6 +187,41 @@ static void expect_close(Parser *P, const char *op, Token *open)
 		open->text, where(open->loc), describe(t));
 }
 
+/* ---- nesting ----
+ *
+ * Two counts keep every pass within its stack (see MAX_NEST_DEPTH): the
+ * parser's own recursion (which parentheses deepen without deepening the
+ * tree), and the height of the tree it builds (which a chain such as
+ * a + b + c + ... deepens without any recursion here).  Both are refused
+ * where they cross the limit. */
+
+static _Noreturn void too_deep(Parser *P, Loc loc)
+{
+	fail_at(P, loc, _("too deeply nested: expressions and statements may nest "
+			  "at most %d levels"), MAX_NEST_DEPTH);
+}
+
+/* Around each recursive call that can nest without bound. */
+static void enter(Parser *P)
+{
+	if (++P->nest > MAX_NEST_DEPTH)
+		too_deep(P, peek(P)->loc);
+}
+
+static void leave(Parser *P)
+{
+	P->nest--;
+}
+
+/* A finished node: measure it, and refuse it at `at` when it is too
+ * deep. */
+static Node *sealed(Parser *P, Node *n, Loc at)
+{
+	if (node_depth(n) > MAX_NEST_DEPTH)
+		too_deep(P, at);
+	return n;
+}
+
 static Node *new_node(Parser *P, NodeKind k, Loc loc)
 {
 	Node *n = node_new(k, loc);
@@ -274,7 +310,7 @@ static Node *binary(Parser *P, NodeKind k, Token *op, Node *l, Node *r)
 	n->rhs = r;
 	n->loc = l->loc;
 	n->op_loc = op->loc;
-	return n;
+	return sealed(P, n, op->loc);
 }
 
 static bool is_assign_op(Token *t)
@@ -289,12 +325,15 @@ static bool is_assign_op(Token *t)
 /* expr = ternary [assign-op expr] */
 static Node *parse_expr(Parser *P)
 {
-	Node *lhs = parse_ternary(P);
-	if (!is_assign_op(peek(P)))
-		return lhs;
-	Token *op = next(P);
-	Node *rhs = parse_expr(P);
-	return binary(P, N_ASSIGN, op, lhs, rhs);
+	enter(P);
+	Node *n = parse_ternary(P);
+	if (is_assign_op(peek(P))) {
+		Token *op = next(P);
+		Node *rhs = parse_expr(P);
+		n = binary(P, N_ASSIGN, op, n, rhs);
+	}
+	leave(P);
+	return sealed(P, n, n->loc);
 }
 
 static Node *parse_logical_or(Parser *P);
@@ -313,8 +352,10 @@ static Node *parse_ternary(Parser *P)
 		fail_at(P, peek(P)->loc, _("expected ':' for the '?' at %s, found %s"),
 			where(q->loc), describe(peek(P)));
 	next(P);
+	enter(P);
 	n->els = parse_ternary(P);
-	return n;
+	leave(P);
+	return sealed(P, n, q->loc);
 }
 
 /* A left-associative level: operand (op operand)* */
@@ -478,11 +519,36 @@ static Node *parse_in(Parser *P)
 		n = new_node(P, N_IN, k->loc);
 		vec_push(&n->args, k);
 	}
-	next(P);
+	Token *in = next(P);
 	n->base = parse_indexable(P);
 	if (peek_op(P, "["))
 		fail_at(P, peek(P)->loc, _("the array after 'in' takes no index: "
 					   "write '[keys] in array'"));
+	return sealed(P, n, in->loc);
+}
+
+/* The operand of a prefix "-" "+" "!" "~" (t), after it. */
+static Node *parse_prefixed(Parser *P, Token *t)
+{
+	/* A minus right before a number literal is part of it, so
+	 * -9223372036854775808 is representable. */
+	if (is_op(t, "-") && peek(P)->kind == TK_NUMBER) {
+		Token *num = peek(P);
+		Node *v = parse_unary(P);
+		if (v->kind == N_NUMBER && v->loc.line == num->loc.line &&
+		    v->loc.col == num->loc.col) {
+			v->num = (int64_t)(0 - (uint64_t)v->num);
+			v->loc = t->loc;
+			return v;
+		}
+		Node *n = new_node(P, N_UNARY, t->loc);
+		n->op = t->text;
+		n->lhs = v;
+		return n;
+	}
+	Node *n = new_node(P, N_UNARY, t->loc);
+	n->op = t->text;
+	n->lhs = parse_unary(P);
 	return n;
 }
 
@@ -493,33 +559,17 @@ static Node *parse_unary(Parser *P)
 	Token *t = peek(P);
 	if (is_op(t, "-") || is_op(t, "+") || is_op(t, "!") || is_op(t, "~")) {
 		next(P);
-		/* A minus right before a number literal is part of it, so
-		 * -9223372036854775808 is representable. */
-		if (is_op(t, "-") && peek(P)->kind == TK_NUMBER) {
-			Token *num = peek(P);
-			Node *v = parse_unary(P);
-			if (v->kind == N_NUMBER && v->loc.line == num->loc.line &&
-			    v->loc.col == num->loc.col) {
-				v->num = (int64_t)(0 - (uint64_t)v->num);
-				v->loc = t->loc;
-				return v;
-			}
-			Node *n = new_node(P, N_UNARY, t->loc);
-			n->op = t->text;
-			n->lhs = v;
-			return n;
-		}
-		Node *n = new_node(P, N_UNARY, t->loc);
-		n->op = t->text;
-		n->lhs = parse_unary(P);
-		return n;
+		enter(P);
+		Node *n = parse_prefixed(P, t);
+		leave(P);
+		return sealed(P, n, t->loc);
 	}
 	if (is_op(t, "++") || is_op(t, "--")) {
 		next(P);
 		Node *n = new_node(P, N_PREINC, t->loc);
 		n->op = t->text;
 		n->lhs = parse_postfix(P);
-		return n;
+		return sealed(P, n, t->loc);
 	}
 	Node *v = parse_postfix(P);
 	t = peek(P);
@@ -528,9 +578,9 @@ static Node *parse_unary(Parser *P)
 		Node *n = new_node(P, N_POSTINC, v->loc);
 		n->op = t->text;
 		n->lhs = v;
-		return n;
+		return sealed(P, n, t->loc);
 	}
-	return v;
+	return sealed(P, v, v->loc);
 }
 
 /* Split a trailing "$" or "$$" (pretty-printing) off a name. */
@@ -1058,7 +1108,7 @@ static Node *parse_try(Parser *P, Token *kw)
 /* stmt = ";" | block | if | while | for | foreach | try
  *      | ("break" | "continue" | "next") [";"] | "return" [expr] [";"]
  *      | "delete" expr [";"] | expr [";"] */
-static Node *parse_stmt(Parser *P)
+static Node *parse_stmt_here(Parser *P)
 {
 	Token *t = peek(P);
 	Node *n;
@@ -1140,6 +1190,14 @@ static Node *parse_stmt(Parser *P)
 	return n;
 }
 
+static Node *parse_stmt(Parser *P)
+{
+	enter(P);
+	Node *n = parse_stmt_here(P);
+	leave(P);
+	return sealed(P, n, n->loc);
+}
+
 /* block = "{" stmt* "}" */
 static Node *parse_block(Parser *P)
 {
@@ -1152,7 +1210,7 @@ static Node *parse_block(Parser *P)
 		Token *t = peek(P);
 		if (is_op(t, "}")) {
 			next(P);
-			return b;
+			return sealed(P, b, open->loc);
 		}
 		if (t->kind == TK_EOF)
 			fail_at(P, t->loc, _("expected '}' to close '{' at %s, found end "
@@ -1163,15 +1221,27 @@ static Node *parse_block(Parser *P)
 
 /* ---- probe points ---- */
 
-typedef Vec Alts;   /* alternatives: Vec of Vec* of ProbePointComp* */
+/* One alternative of a brace expansion: its components, and the '?' or
+ * '!' written after it inside the braces (mark: the last one, or
+ * NULL). */
+typedef struct Alt {
+	Vec comps;              /* ProbePointComp * */
+	bool optional, sufficient;
+	Token *mark;
+} Alt;
 
-static Vec *comps_concat(Vec *a, Vec *b)
+typedef Vec Alts;   /* alternatives: Vec of Alt * */
+
+static Alt *alt_concat(Alt *a, Alt *b)
 {
-	Vec *r = NEW(Vec);
-	for (int i = 0; i < a->len; i++)
-		vec_push(r, vec_get(a, i));
-	for (int i = 0; i < b->len; i++)
-		vec_push(r, vec_get(b, i));
+	Alt *r = NEW(Alt);
+	for (int i = 0; i < a->comps.len; i++)
+		vec_push(&r->comps, vec_get(&a->comps, i));
+	for (int i = 0; i < b->comps.len; i++)
+		vec_push(&r->comps, vec_get(&b->comps, i));
+	r->optional = b->optional;
+	r->sufficient = b->sufficient;
+	r->mark = b->mark;
 	return r;
 }
 
@@ -1182,10 +1252,17 @@ static Alts *alts_product(Parser *P, Alts *a, Alts *b, Loc loc)
 	if ((long)a->len * b->len > MAX_EXPANSION)
 		fail_at(P, loc, _("brace expansion gives more than %d probe points"),
 			MAX_EXPANSION);
+	for (int i = 0; i < a->len; i++) {
+		Alt *x = vec_get(a, i);
+		if (x->mark)
+			fail_at(P, x->mark->loc, _("'%s' inside braces must end the probe "
+						   "point, but a '.' follows these braces"),
+				x->mark->text);
+	}
 	Alts *r = NEW(Alts);
 	for (int i = 0; i < a->len; i++)
 		for (int j = 0; j < b->len; j++)
-			vec_push(r, comps_concat(vec_get(a, i), vec_get(b, j)));
+			vec_push(r, alt_concat(vec_get(a, i), vec_get(b, j)));
 	return r;
 }
 
@@ -1197,7 +1274,8 @@ static bool is_name_piece(Token *t)
 
 static Alts *parse_pp_seq(Parser *P, int depth);
 
-/* pp-unit = "{" pp-seq ("," pp-seq)* "}" | pp-name ["(" literal ")"]
+/* pp-unit = "{" pp-alt ("," pp-alt)* "}" | pp-name ["(" literal ")"]
+ * pp-alt = pp-seq ["?" | "!"]*   (a mark only when the braces end the point)
  * pp-name = touching pieces of NAME and "*" (wildcards) */
 static Alts *parse_pp_unit(Parser *P, int depth)
 {
@@ -1209,15 +1287,32 @@ static Alts *parse_pp_unit(Parser *P, int depth)
 		next(P);
 		for (;;) {
 			Alts *a = parse_pp_seq(P, depth + 1);
-			for (int i = 0; i < a->len; i++)
-				vec_push(r, vec_get(a, i));
+			Token *mark = NULL;
+			bool opt = false, suff = false;
+			for (;;) {
+				if (peek_op(P, "?"))
+					opt = true;
+				else if (peek_op(P, "!"))
+					suff = opt = true;
+				else
+					break;
+				mark = next(P);
+			}
+			for (int i = 0; i < a->len; i++) {
+				Alt *x = vec_get(a, i);
+				x->optional |= opt;
+				x->sufficient |= suff;
+				if (mark)
+					x->mark = mark;
+				vec_push(r, x);
+			}
 			if (r->len > MAX_EXPANSION)
 				fail_at(P, t->loc, _("brace expansion gives more than %d probe "
 						     "points"), MAX_EXPANSION);
 			if (accept_op(P, ","))
 				continue;
 			Token *c = peek(P);
-			if (is_op(c, "?") || is_op(c, "!") || is_word(c, "if"))
+			if (is_word(c, "if"))
 				fail_at(P, c->loc, _("'%s' may only follow a whole probe point, "
 						     "not a part inside braces"), c->text);
 			expect_close(P, "}", t);
@@ -1251,8 +1346,8 @@ static Alts *parse_pp_unit(Parser *P, int depth)
 				where(open->loc), describe(peek(P)));
 		next(P);
 	}
-	Vec *one = NEW(Vec);
-	vec_push(one, c);
+	Alt *one = NEW(Alt);
+	vec_push(&one->comps, c);
 	vec_push(r, one);
 	return r;
 }
@@ -1289,10 +1384,10 @@ static void parse_probe_point(Parser *P, Vec *out)
 	}
 	for (int i = 0; i < alts->len; i++) {
 		ProbePoint *pp = NEW(ProbePoint);
-		Vec *comps = vec_get(alts, i);
-		pp->comps = *comps;
-		pp->optional = optional;
-		pp->sufficient = sufficient;
+		Alt *alt = vec_get(alts, i);
+		pp->comps = alt->comps;
+		pp->optional = optional || alt->optional;
+		pp->sufficient = sufficient || alt->sufficient;
 		pp->condition = cond;
 		pp->loc = start->loc;
 		vec_push(out, pp);
@@ -1586,6 +1681,7 @@ Stapfile *parse_file(SrcFile *src, bool is_tapset)
 			 * token past where this one started */
 			if (++failures > 50)
 				break;
+			P->nest = 0;
 			if (P->pos == P->decl_start)
 				next(P);
 			while (!is_decl_start(peek(P)))

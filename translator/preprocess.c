@@ -28,6 +28,13 @@ typedef struct Macro {
 	Loc loc;
 } Macro;
 
+/* Macros by name: open addressing on the interned name, so a file of
+ * many @defines is not quadratic. */
+typedef struct MacroTable {
+	Macro **slots;
+	int cap, len;
+} MacroTable;
+
 typedef struct Input {
 	Vec *toks;
 	int pos;
@@ -47,13 +54,30 @@ typedef struct Cond {
 typedef struct PP {
 	Input *in;
 	Vec conds;              /* Cond * */
-	Vec *local;             /* Macro * of this file */
+	MacroTable *local;      /* the macros of this file */
 	SrcFile *src;
-	int depth;
+	int macro_depth;        /* expansions under way: arguments being
+	                         * expanded or body being read */
+	long expanded;          /* tokens macro expansion has copied */
+	bool stopped;           /* too deep or too much, said once: expand
+	                         * no more macros */
+	bool conds_too_deep;    /* said so once for %( %) */
 	Token *eof;
 } PP;
 
-static Vec library_macros;
+/* Macro expansions nest at most this deep (a macro used in the body or
+ * an argument of another counts one more).  Arguments are expanded
+ * recursively, and each level re-reads the tokens of the arguments it
+ * holds, so this bounds both the stack and the time. */
+#define MAX_MACRO_DEPTH 200
+
+/* Tokens macro expansion may copy in one file (bodies, arguments and
+ * their expansions): a few macros that each use the previous one twice
+ * would otherwise expand to billions.  No tapset or conformance case
+ * needs more than about a thousand. */
+#define MAX_MACRO_TOKENS (1L << 20)
+
+static MacroTable library_macros;
 static bool library_loaded, library_loading;
 
 /* ---- versions and built-ins shared with the parser ---- */
@@ -136,7 +160,6 @@ static void push_input(PP *pp, Vec *toks, Macro *m, Loc call, bool barrier)
 	in->call_loc = call;
 	in->barrier = barrier;
 	pp->in = in;
-	pp->depth++;
 }
 
 /* Conditionals opened in an input must close in it. */
@@ -156,8 +179,9 @@ static void close_input_conds(PP *pp, Input *in)
 static void pop_input(PP *pp)
 {
 	close_input_conds(pp, pp->in);
+	if (pp->in->macro)
+		pp->macro_depth--;
 	pp->in = pp->in->up;
-	pp->depth--;
 }
 
 /* The next token as written, crossing from an expanded body back to what
@@ -263,14 +287,35 @@ static bool expand_arg(PP *pp, Token *t)
 
 /* ---- macros ---- */
 
-static Macro *find_in(Vec *v, const char *name)
+static size_t name_slot(MacroTable *t, const char *name)
 {
-	for (int i = 0; i < v->len; i++) {
-		Macro *m = vec_get(v, i);
-		if (m->name == name)
-			return m;
+	uint64_t h = (uint64_t)(uintptr_t)name * 0x9e3779b97f4a7c15ull;
+	size_t i = (size_t)(h >> 32) & (size_t)(t->cap - 1);
+	while (t->slots[i] && t->slots[i]->name != name)
+		i = (i + 1) & (size_t)(t->cap - 1);
+	return i;
+}
+
+static Macro *find_in(MacroTable *t, const char *name)
+{
+	return t->cap ? t->slots[name_slot(t, name)] : NULL;
+}
+
+/* Add m, whose name is not in t yet. */
+static void table_add(MacroTable *t, Macro *m)
+{
+	if (2 * (t->len + 1) > t->cap) {
+		MacroTable bigger = { 0 };
+		bigger.cap = t->cap ? 2 * t->cap : 16;
+		bigger.slots = xalloc(sizeof(Macro *) * bigger.cap);
+		for (int i = 0; i < t->cap; i++)
+			if (t->slots[i])
+				bigger.slots[name_slot(&bigger, t->slots[i]->name)] = t->slots[i];
+		bigger.len = t->len;
+		*t = bigger;
 	}
-	return NULL;
+	t->slots[name_slot(t, m->name)] = m;
+	t->len++;
 }
 
 static Macro *find_macro(PP *pp, const char *at_name)
@@ -370,7 +415,7 @@ static void define_macro(PP *pp, Token *kw)
 		return;
 	m->body = *body;
 	const char *at = intern(xsprintf("@%s", m->name));
-	Vec *table = pp->local ? pp->local : &library_macros;
+	MacroTable *table = pp->local ? pp->local : &library_macros;
 	Macro *old = find_in(table, m->name);
 	if (old && pp->local) {
 		pp_error(pp, name->loc, _("macro '@%s' is already defined at %d:%d"),
@@ -382,7 +427,7 @@ static void define_macro(PP *pp, Token *kw)
 	if (is_builtin_at_op(at))
 		warning_at(name->loc, _("macro '@%s' hides the built-in operator '@%s'"),
 			   m->name, m->name);
-	vec_push(table, m);
+	table_add(table, m);
 }
 
 /* Expand everything of toks on its own (macro arguments are expanded
@@ -399,6 +444,7 @@ static Vec *expand_list(PP *pp, Vec *toks)
 		if (t->kind == TK_EOF)
 			continue;
 		vec_push(out, t);
+		pp->expanded++;
 	}
 	pop_input(pp);
 	return out;
@@ -425,6 +471,7 @@ static bool read_call_args(PP *pp, Token *call, Macro *m, Vec *args)
 						  "macro '@%s', found end of file"), m->name);
 			return false;
 		}
+		pp->expanded++;
 		if (is_op(t, "(") || is_op(t, "[") || is_op(t, "{"))
 			depth++;
 		else if ((is_op(t, ")") || is_op(t, "]") || is_op(t, "}")) && depth > 0)
@@ -459,14 +506,24 @@ static bool on_stack(PP *pp, Macro *m)
 
 static bool expand_macro(PP *pp, Token *call, Macro *m)
 {
+	if (pp->stopped)
+		return false;
+	if (pp->expanded > MAX_MACRO_TOKENS) {
+		pp_error(pp, call->loc, _("macro expansion gives more than %ld tokens (at "
+					  "'@%s')"), MAX_MACRO_TOKENS, m->name);
+		pp->stopped = true;
+		return false;
+	}
 	if (on_stack(pp, m)) {
 		pp_error(pp, call->loc, _("macro '@%s' is recursive: it is used inside "
 					  "its own expansion"), m->name);
 		return false;
 	}
-	if (pp->depth > 200) {
-		pp_error(pp, call->loc, _("macro expansion nested too deeply (at '@%s')"),
+	if (pp->macro_depth >= MAX_MACRO_DEPTH) {
+		pp_error(pp, call->loc, _("too deeply nested: macro expansions may nest at "
+					  "most %d levels (at '@%s')"), MAX_MACRO_DEPTH,
 			 m->name);
+		pp->stopped = true;
 		return false;
 	}
 	Vec args = { 0 };
@@ -474,8 +531,10 @@ static bool expand_macro(PP *pp, Token *call, Macro *m)
 		Vec raw_args = { 0 };
 		if (!read_call_args(pp, call, m, &raw_args))
 			return false;
+		pp->macro_depth++;
 		for (int i = 0; i < raw_args.len; i++)
 			vec_push(&args, expand_list(pp, vec_get(&raw_args, i)));
+		pp->macro_depth--;
 	}
 	Vec *body = NEW(Vec);
 	for (int i = 0; i < m->body.len; i++) {
@@ -493,6 +552,7 @@ static bool expand_macro(PP *pp, Token *call, Macro *m)
 		for (int j = 0; j < a->len; j++)
 			vec_push(body, vec_get(a, j));
 	}
+	pp->expanded += body->len;
 	if (body->len) {
 		/* the first token sits where the call was, for wildcard
 		 * adjacency in probe points */
@@ -502,6 +562,7 @@ static bool expand_macro(PP *pp, Token *call, Macro *m)
 		body->data[0] = first;
 	}
 	push_input(pp, body, m, call->loc, false);
+	pp->macro_depth++;
 	return true;
 }
 
@@ -748,6 +809,21 @@ static CondValue cond_expr(PP *pp, Token *open)
 	}
 }
 
+/* Conditionals nest at most MAX_NEST_DEPTH deep, like expressions and
+ * statements; those in a branch not taken count too.  True (after saying
+ * so once) when the '%(' `open` at nesting `depth` (the outermost is 1)
+ * is too deep. */
+static bool cond_too_deep(PP *pp, Token *open, int depth)
+{
+	if (depth <= MAX_NEST_DEPTH)
+		return false;
+	if (!pp->conds_too_deep)
+		pp_error(pp, open->loc, _("too deeply nested: %%( %%) conditionals may "
+					  "nest at most %d levels"), MAX_NEST_DEPTH);
+	pp->conds_too_deep = true;
+	return true;
+}
+
 /* Skip the branch not taken.  Stops after the '%:' (returns true: the
  * else branch follows) or the closing '%)' (false). */
 static bool skip_branch(PP *pp, Token *open, bool allow_else)
@@ -762,6 +838,7 @@ static bool skip_branch(PP *pp, Token *open, bool allow_else)
 		}
 		if (is_op(t, "%(")) {
 			depth++;
+			cond_too_deep(pp, t, pp->conds.len + 1 + depth);
 		} else if (is_op(t, "%)")) {
 			if (depth-- == 0)
 				return false;
@@ -780,7 +857,8 @@ static bool skip_branch(PP *pp, Token *open, bool allow_else)
 static void open_conditional(PP *pp, Token *open)
 {
 	Input *here = pp->in;
-	CondValue v = cond_expr(pp, open);
+	CondValue v = cond_too_deep(pp, open, pp->conds.len + 1) ? CV_ERR
+								  : cond_expr(pp, open);
 	/* an argument or macro in the condition may have left inputs open */
 	bool still_there = false;
 	for (Input *in = pp->in; in && !still_there; in = in->up)
@@ -896,7 +974,7 @@ static Token *pp_next(PP *pp)
 	}
 }
 
-static PP *pp_new(Vec *raw_toks, SrcFile *src, Vec *local)
+static PP *pp_new(Vec *raw_toks, SrcFile *src, MacroTable *local)
 {
 	PP *pp = NEW(PP);
 	pp->src = src;
@@ -908,13 +986,19 @@ static PP *pp_new(Vec *raw_toks, SrcFile *src, Vec *local)
 
 Vec *preprocess(Vec *raw_toks, SrcFile *src)
 {
-	PP *pp = pp_new(raw_toks, src, NEW(Vec));
+	PP *pp = pp_new(raw_toks, src, NEW(MacroTable));
 	Vec *out = NEW(Vec);
 	for (;;) {
 		Token *t = pp_next(pp);
 		vec_push(out, t);
 		if (t->kind == TK_EOF && !pp->in->up)
 			break;
+	}
+	if (pp->stopped) {
+		/* Half-expanded text would only give the parser errors of
+		 * its own: parse nothing. */
+		out->len = 0;
+		vec_push(out, pp->eof);
 	}
 	return out;
 }

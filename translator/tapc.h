@@ -140,6 +140,12 @@ _Noreturn void internal_bug(const char *file, int line, const char *fmt, ...)
 /* Diagnostics raised while parsing a tapset are collected per file, so a
  * bad tapset file is reported once, naming the file. */
 void diag_set_quiet(bool quiet);  /* while true, messages are counted only */
+/* Stop (exit 1) once n errors have been shown; 0 (the default) never
+ * stops.  The command sets DIAG_ERROR_LIMIT, like a C compiler's error
+ * limit: enough for a few independent mistakes, while a binary file or a
+ * line of junk ends within a screenful. */
+#define DIAG_ERROR_LIMIT 20
+void diag_set_error_limit(int n);
 
 /* ---- the session: everything the command line decides ---- */
 
