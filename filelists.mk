@@ -108,6 +108,7 @@ tapc_dist_files = \
 	scripts/install-deps.sh \
 	scripts/run-in-vm \
 	scripts/setup-and-demo.sh \
+	scripts/update-file-lists \
 	scripts/update-potfiles \
 	scripts/vm-lib.sh \
 	taprun/merge.c \
@@ -411,6 +412,7 @@ tapc_dist_files = \
 	testsuite/run-cli \
 	testsuite/run-conformance \
 	testsuite/run-golden \
+	testsuite/run-install \
 	testsuite/run-kbuild-6.12 \
 	testsuite/run-nocrash \
 	testsuite/run-translate \
