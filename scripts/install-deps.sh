@@ -10,8 +10,11 @@
 #            headers (6.1.0-56-amd64, the release the tests expect, when the
 #            archive still has it; else the current linux-image-amd64),
 #            cpio, kmod, xz-utils, zstd
-#   --test   --vm, plus clang for the fuzz target and the 6.12 kernel
-#            (image and headers) the vm-6.12 group runs every case in
+#   --test   --vm, plus clang for the fuzz target, the 6.12 kernel (image
+#            and headers) the vm-6.12 group runs every case in, the kernels'
+#            debug packages (linux-image-RELEASE-dbg: the real System.map
+#            and DWARF; the suite passes with and without them) and
+#            libbpf-dev (BTF)
 #   --bench  --vm, plus time and hyperfine
 set -eu
 
@@ -26,11 +29,13 @@ vm=
 for a in "$@"; do
 	case "$a" in
 	--vm) vm=1 ;;
-	--test) vm=1; pkgs+=(clang libclang-rt-14-dev)
+	--test) vm=1; pkgs+=(clang libclang-rt-14-dev libbpf-dev)
 		optional+=(linux-headers-6.12.107+deb12-amd64
-			   linux-image-6.12.107+deb12-amd64) ;;
+			   linux-image-6.12.107+deb12-amd64
+			   linux-image-6.1.0-56-amd64-dbg
+			   linux-image-6.12.107+deb12-amd64-dbg) ;;
 	--bench) vm=1; pkgs+=(time hyperfine) ;;
-	-h|--help) sed -n '2,16s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "install-deps.sh: unknown option $a" >&2; exit 2 ;;
 	esac
 done

@@ -13,17 +13,20 @@ esac
 out=$top/testsuite/out
 mkdir -p "$out"
 
-# The shared conformance cases live beside the repository (CI clones the
-# repo with shared/ next to it); fall back to /work/shared.
+# The shared conformance cases live beside the checkout (CI clones the
+# repository with shared/ next to it): $CONFORMANCE_DIR when set, else
+# ../shared/conformance.  conformance_where names the place looked at, for
+# the error when the cases are missing.
+conformance_where() {
+	echo "${CONFORMANCE_DIR:-$(dirname "$top")/shared/conformance}"
+}
 find_conformance() {
 	local d
-	for d in "${CONFORMANCE_DIR:-}" "$(dirname "$top")/shared/conformance" \
-		 /work/shared/conformance; do
-		if [ -n "$d" ] && [ -x "$d/run" ]; then
-			echo "$d"
-			return 0
-		fi
-	done
+	d=$(conformance_where)
+	if [ -x "$d/run" ]; then
+		echo "$d"
+		return 0
+	fi
 	return 1
 }
 
