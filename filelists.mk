@@ -92,8 +92,6 @@ tapc_dist_files = \
 	.ci/run \
 	HACKING.md \
 	Makefile.am \
-	Makefile.am \
-	Makefile.am \
 	README.md \
 	bench/all \
 	bench/front-end \
