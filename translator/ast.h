@@ -9,7 +9,7 @@
  * fills the syntactic fields; pass 2 fills the "resolved" ones.
  *
  * This header is shared by pass 1 (parse), pass 2 (resolve, types,
- * optimize, probes/) and pass 3 (emit).  Change it additively.
+ * optimize, families/) and pass 3 (emit).  Change it additively.
  */
 #ifndef TAPC_AST_H
 #define TAPC_AST_H

@@ -4,7 +4,7 @@
 #define TAPC_ELAB_H
 
 #include "passes.h"
-#include "probes/probes.h"
+#include "families/probes.h"
 
 /* ---- tapsets.c: the tapset index and lazy loading ---- */
 

@@ -5,7 +5,7 @@
  * a small reader here, so the tests do not depend on the parser. */
 #include "tapc.h"
 #include "passes.h"
-#include "probes/family.h"
+#include "families/family.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* emit.h - pass 3: the resolved program as one C file for a kernel module.
  *
  * emit*.c write the globals, frames, functions and probe bodies; each
- * probe family (translator/probes/) writes the kernel glue that calls the
+ * probe family (translator/families/) writes the kernel glue that calls the
  * bodies: callbacks, registration tables, register/unregister functions.
  * This header is the contract between the two.
  *
@@ -58,7 +58,7 @@
 #define TAPC_EMIT_H
 
 #include "ast.h"
-#include "probes/probes.h"
+#include "families/probes.h"
 
 /* ---- the printer ---- */
 

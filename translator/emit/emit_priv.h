@@ -4,7 +4,7 @@
 #define TAPC_EMIT_PRIV_H
 
 #include "emit.h"
-#include "probes/family.h"
+#include "families/family.h"
 
 /* A place in the output where a line can be inserted later (to capture
  * a value before code that was emitted after it). */

@@ -3,7 +3,7 @@
  *
  * A family's generator writes the kernel glue of its probes: callbacks
  * that enter the probe context and call the body pass 3 wrote (tapp_N),
- * tables for the family's runtime file (runtime/probes/NAME.c), and the
+ * tables for the family's runtime file (runtime/families/NAME.c), and the
  * start/stop functions tap_on_start()/tap_on_stop() call.  The table
  * below says which family has one; a family without is reported as not
  * translatable yet.

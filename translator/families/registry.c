@@ -3,7 +3,7 @@
  *
  * Design
  * ------
- * Each family (core.c, kernel.c, trace.c, user.c, misc.c) is one
+ * Each family (begin_end.c, timer.c, kprobe.c, ... in families/) is one
  * ProbeFamily value: a name, a few "shape" lines and a resolve function.
  * A shape line says which points the family accepts, in a tiny language:
  *

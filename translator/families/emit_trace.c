@@ -1,6 +1,6 @@
 /* emit_trace.c - pass 3 for kernel.trace("system:event"): a callback per
  * probe with the tracepoint's prototype, the struct that carries its
- * arguments to the body, and the table of runtime/probes/tracepoints.c.
+ * arguments to the body, and the table of runtime/families/tracepoint.c.
  *
  * The module does not include the tracepoint headers: many of them only
  * compile inside the kernel tree (they name private headers, enums and
@@ -211,7 +211,7 @@ bool emit_trace_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
 			ok &= check_event(probes[i]);
 		if (!ok)
 			return false;
-		emit(e, "#include \"runtime/probes/tracepoints.c\"");
+		emit(e, "#include \"runtime/families/tracepoint.c\"");
 		emit_blank(e);
 		for (int i = 0; i < n; i++)
 			emit_args_struct(e, probes[i]);

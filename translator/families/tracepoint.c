@@ -1,4 +1,4 @@
-/* trace.c - kernel.trace("system:event"): static tracepoints.
+/* tracepoint.c - kernel.trace("system:event"): static tracepoints.
  *
  * The candidates are the target kernel's tracepoints.  They come from:
  *  - the target's tracepoint headers (include/trace/events/NAME.h and the

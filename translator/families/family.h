@@ -22,13 +22,19 @@ struct ProbeFamily {
 };
 
 extern const ProbeFamily family_begin, family_end, family_error,
-	family_never, family_timer;                          /* core.c */
-extern const ProbeFamily family_kernel_dwarf, family_kernel_data,
-	family_kprobe;                                       /* kernel.c */
-extern const ProbeFamily family_trace;                       /* trace.c */
-extern const ProbeFamily family_process;                     /* user.c */
-extern const ProbeFamily family_procfs, family_netfilter, family_perf,
-	family_mark, family_java, family_python;             /* misc.c */
+	family_never;                                        /* begin_end.c */
+extern const ProbeFamily family_timer;                       /* timer.c */
+extern const ProbeFamily family_kernel_dwarf;                /* kernel_function.c */
+extern const ProbeFamily family_kernel_data;                 /* hwbreak.c */
+extern const ProbeFamily family_kprobe;                      /* kprobe.c */
+extern const ProbeFamily family_trace;                       /* tracepoint.c */
+extern const ProbeFamily family_process;                     /* process.c */
+extern const ProbeFamily family_procfs;                      /* procfs.c */
+extern const ProbeFamily family_netfilter;                   /* netfilter.c */
+extern const ProbeFamily family_perf;                        /* perf.c */
+extern const ProbeFamily family_mark;                        /* mark.c */
+extern const ProbeFamily family_java;                        /* java.c */
+extern const ProbeFamily family_python;                      /* python.c */
 
 /* ---- reading a matched point ---- */
 
@@ -66,7 +72,7 @@ static inline bool pp_is_optional(const ProbePoint *pp)
 bool arg_glob_match(const char *pattern, const char *name);
 bool arg_has_glob(const char *s);
 
-/* ---- symbol sources (symbols.c) ---- */
+/* ---- symbol sources (debuginfo/symbols.c) ---- */
 
 /* A sorted, de-duplicated list of names. */
 typedef struct NameList {
@@ -104,7 +110,7 @@ const char *kernel_arch_dir(void);
  * adding one does not touch the ProbeFamily values above.  A generator
  * reads what its resolve function left in ResolvedPoint.data
  * (pointdata.h) and writes the glue described in emit.h; its runtime
- * half is runtime/probes/NAME.c.
+ * half is runtime/families/NAME.c.
  */
 
 bool emit_timer_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
@@ -130,14 +136,14 @@ bool emit_point_optional(const ResolvedPoint *rp);
  * warning, as one of many candidates may be off limits. */
 bool emit_point_from_wildcard(const ResolvedPoint *rp);
 /* The registration flags for the runtime tables: "0", "TAP_PROBE_OPTIONAL"
- * ... (see runtime/probes/probe_common.h). */
+ * ... (see runtime/families/probe_common.h). */
 const char *emit_point_flags(const ResolvedPoint *rp);
 /* The C statements that fill the public context fields a family knows
  * (regs, user_regs, probe_type, is_return), indented one level. */
 void emit_context_fill(Emitter *e, const char *regs, const char *type,
 		       bool is_return);
 
-/* ---- user-space programs (user.c) ---- */
+/* ---- user-space programs (process.c) ---- */
 
 /* The absolute path of a program as process("NAME") means it: NAME with
  * a '/' is relative to the working directory, else it is looked up in

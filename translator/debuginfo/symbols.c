@@ -9,7 +9,7 @@
  * and mark the point needs_debuginfo, rather than pretend a name exists
  * or does not.
  */
-#include "family.h"
+#include "../families/family.h"
 
 #include <stdlib.h>
 #include <string.h>

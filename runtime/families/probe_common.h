@@ -4,7 +4,7 @@
  * registered, the user registers of the current task, and the kernel-API
  * shims the families need.
  *
- * The generated module includes a family's runtime file (runtime/probes/
+ * The generated module includes a family's runtime file (runtime/families/
  * NAME.c) once, before its probe bodies, when the script uses the family;
  * that file includes this header.  tap.h has been included before.
  */

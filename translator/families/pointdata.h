@@ -1,7 +1,8 @@
 /* pointdata.h - what a family's resolve function leaves in
  * ResolvedPoint.data for pass 3 (the emit_*.c files read it).
  *
- * Pass 2 (core.c, kernel.c, trace.c) fills these; the code generators
+ * Pass 2 (begin_end.c, timer.c, kernel_function.c, kprobe.c, hwbreak.c,
+ * tracepoint.c) fills these; the code generators
  * (emit_timer.c, emit_kprobe.c, emit_trace.c) only read them, so a point is
  * never parsed twice.
  */
@@ -38,6 +39,13 @@ typedef struct KernelPointData {
 	int64_t maxactive;      /* -1 when not given */
 	int64_t length;         /* kernel.data length, 0 when not given */
 } KernelPointData;
+
+/* Shared by kernel_function.c (which defines them) and kprobe.c. */
+int comp_index(ProbePoint *pp, const char *name);
+bool blocked_function(const char *name);
+int check_maxactive(ProbePoint *pp, KernelPointData *d);
+int need_guru(ProbePoint *pp, const char *what);
+Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err);
 
 /* kernel.trace: one TP_PROTO argument. */
 typedef struct TraceArg {

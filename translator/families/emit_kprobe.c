@@ -1,6 +1,6 @@
 /* emit_kprobe.c - pass 3 for kprobe.function("f"), kprobe.module("m")
  * .function("f"), kprobe.statement(ADDR).absolute and their .return
- * forms: callbacks and the tables of runtime/probes/kprobes.c.  Also
+ * forms: callbacks and the tables of runtime/families/kprobe.c.  Also
  * kernel.function("f") and module("m").function("f") while tapc reads no
  * DWARF: the same probes on the function's entry, without $variables
  * (kernel_function_ctx_expr() can give $return from the registers once
@@ -212,7 +212,7 @@ static bool emit_kprobes_as(Emitter *e, EmitPhase phase, const char *tag,
 			    EmitProbe **probes, int n, FamilyCode *out)
 {
 	if (phase == EMIT_DECLS) {
-		emit(e, "#include \"runtime/probes/kprobes.c\"");
+		emit(e, "#include \"runtime/families/kprobe.c\"");
 		return true;
 	}
 	int nret = 0;

@@ -1,6 +1,7 @@
-/* kernel.c - probes on kernel code: the DWARF families
- * (kernel.function, kernel.statement, module().function/statement), the
- * symbol-table kprobe family and hardware watchpoints (kernel.data).
+/* kernel_function.c - probes on kernel code by DWARF: kernel.function,
+ * kernel.statement, module().function/statement.  The helpers the kprobe
+ * family shares with it (blocked functions, maxactive, modules) are here
+ * too (family.h).
  *
  * Without DWARF (not read in this pass yet) a DWARF point is checked
  * against the target's symbol table where one exists: a function that is
@@ -21,7 +22,7 @@
  * stay within that. */
 #define MAX_MAXACTIVE 65535
 
-static int comp_index(ProbePoint *pp, const char *name)
+int comp_index(ProbePoint *pp, const char *name)
 {
 	for (int i = 0; i < pp->comps.len; i++)
 		if (!strcmp(((ProbePointComp *)pp->comps.data[i])->name, name))
@@ -47,7 +48,7 @@ static const char *const blocked_files[] = {
 	"kprobes.c", "kprobes.h", "entry_64.S", "entry_32.S", "nmi.c",
 };
 
-static bool blocked_function(const char *name)
+bool blocked_function(const char *name)
 {
 	if (!strncmp(name, "__pfx_", 6) || !strncmp(name, "__cfi_", 6) ||
 	    !strncmp(name, "_kbl_addr_", 10))
@@ -137,7 +138,7 @@ static Vec expand_functions(const NameList *l, const char *glob)
 	return out;
 }
 
-static int check_maxactive(ProbePoint *pp, KernelPointData *d)
+int check_maxactive(ProbePoint *pp, KernelPointData *d)
 {
 	ProbePointComp *m = pp_comp(pp, "maxactive");
 	d->maxactive = -1;
@@ -152,7 +153,7 @@ static int check_maxactive(ProbePoint *pp, KernelPointData *d)
 	return 0;
 }
 
-static int need_guru(ProbePoint *pp, const char *what)
+int need_guru(ProbePoint *pp, const char *what)
 {
 	if (sess.guru)
 		return 0;
@@ -163,7 +164,7 @@ static int need_guru(ProbePoint *pp, const char *what)
 
 /* Module names the pattern stands for; *unknown set when the target's
  * modules cannot be listed.  An out-of-tree module is a path to a .ko. */
-static Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err)
+Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err)
 {
 	Vec out = { 0 };
 	const char *pat = comp_str(mc);
@@ -303,150 +304,3 @@ static const char *const kernel_dwarf_shapes[] = {
 const ProbeFamily family_kernel_dwarf = {
 	"kernel.function", kernel_dwarf_shapes, resolve_kernel_dwarf
 };
-
-/* ---- kernel.data: hardware watchpoints ---- */
-
-static int resolve_kernel_data(const ProbeFamily *fam, ProbePoint *pp,
-			       Vec *out)
-{
-	ProbePointComp *dc = pp_comp(pp, "data");
-	ProbePointComp *lc = pp_comp(pp, "length");
-	KernelPointData *d = NEW(KernelPointData);
-	d->maxactive = -1;
-	if (comp_is_str(dc)) {
-		d->function = comp_str(dc);
-		if (!*d->function) {
-			error_at(dc->loc, _("kernel.data needs a symbol name"));
-			return -1;
-		}
-	} else {
-		d->address = comp_num(dc);
-	}
-	if (lc) {
-		/* x86 debug registers watch 1, 2, 4 or 8 bytes. */
-		int64_t len = comp_num(lc);
-		if (len <= 0 || len > 8) {
-			error_at(lc->loc, _("kernel.data length %lld is not supported (1 to 8 bytes)"),
-				 (long long)len);
-			return -1;
-		}
-		d->length = len;
-	}
-	ResolvedPoint *rp = rp_push(out, fam, pp);
-	rp->data = d;
-	return 1;
-}
-
-static const char *const kernel_data_shapes[] = {
-	"kernel.data(n)[.length(n)].{write|rw}",
-	"kernel.data(s).{write|rw}",
-	NULL
-};
-
-const ProbeFamily family_kernel_data = {
-	"kernel.data", kernel_data_shapes, resolve_kernel_data
-};
-
-/* ---- kprobe: symbol-table probes, no DWARF ---- */
-
-static int resolve_kprobe_in(const ProbeFamily *fam, ProbePoint *pp,
-			     const char *module, Vec *out)
-{
-	int fi = comp_index(pp, "function");
-	ProbePointComp *fc = pp->comps.data[fi];
-	const char *sym = comp_str(fc);
-	KernelPointData proto = { .module = module };
-	if (check_maxactive(pp, &proto) < 0)
-		return -1;
-	if (!*sym) {
-		error_at(fc->loc, _("kprobe.function needs a symbol name"));
-		return -1;
-	}
-	const NameList *syms = module ? module_function_symbols(module)
-				      : kernel_function_symbols();
-	Vec names = { 0 };
-	bool unchecked = false;
-	if (!syms) {
-		if (arg_has_glob(sym))
-			return 0;       /* nothing to expand against */
-		unchecked = true;
-		vec_push(&names, (void *)sym);
-	} else if (arg_has_glob(sym)) {
-		for (int i = 0; i < syms->len; i++)
-			if (!blocked_function(syms->names[i]) &&
-			    arg_glob_match(sym, syms->names[i]))
-				vec_push(&names, (void *)syms->names[i]);
-	} else if (namelist_has(syms, sym) && !blocked_function(sym)) {
-		vec_push(&names, (void *)sym);
-	}
-	for (int i = 0; i < names.len; i++) {
-		const char *f = names.data[i];
-		ProbePoint *c = strcmp(f, sym) ? pp_with_str(pp, fi, f) : pp;
-		KernelPointData *d = NEW(KernelPointData);
-		*d = proto;
-		d->function = f;
-		ResolvedPoint *rp = rp_push(out, fam, c);
-		rp->data = d;
-		rp->needs_debuginfo = unchecked;
-	}
-	return names.len;
-}
-
-static int resolve_kprobe(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
-{
-	if (pp_has(pp, "statement")) {
-		if (need_guru(pp, "kprobe.statement(...).absolute") < 0)
-			return -1;
-		KernelPointData *d = NEW(KernelPointData);
-		d->address = comp_num(pp_comp(pp, "statement"));
-		d->maxactive = -1;
-		ResolvedPoint *rp = rp_push(out, fam, pp);
-		rp->data = d;
-		return 1;
-	}
-	ProbePointComp *mc = pp_comp(pp, "module");
-	if (!mc)
-		return resolve_kprobe_in(fam, pp, NULL, out);
-	bool unknown;
-	int err;
-	Vec mods = expand_modules(mc, &unknown, &err);
-	if (err)
-		return err;
-	int total = 0, mi = comp_index(pp, "module");
-	for (int i = 0; i < mods.len; i++) {
-		const char *m = mods.data[i];
-		ProbePoint *c = strcmp(m, comp_str(mc)) ? pp_with_str(pp, mi, m) : pp;
-		const NameList *syms = unknown ? NULL : module_function_symbols(m);
-		int r;
-		if (syms) {
-			r = resolve_kprobe_in(fam, c, m, out);
-		} else {
-			/* Not loaded (or unknown): the symbol is checked
-			 * when the module is. */
-			ProbePointComp *fc = pp_comp(c, "function");
-			if (arg_has_glob(comp_str(fc)))
-				continue;
-			KernelPointData *d = NEW(KernelPointData);
-			if (check_maxactive(c, d) < 0)
-				return -1;
-			d->module = m;
-			d->function = comp_str(fc);
-			ResolvedPoint *rp = rp_push(out, fam, c);
-			rp->data = d;
-			rp->needs_debuginfo = true;
-			r = 1;
-		}
-		if (r < 0)
-			return -1;
-		total += r;
-	}
-	return total;
-}
-
-static const char *const kprobe_shapes[] = {
-	"kprobe.[module(s)].function(s)[.call|.return[.maxactive(n)]]",
-	"kprobe.statement(n).absolute",
-	NULL
-};
-
-const ProbeFamily family_kprobe = { "kprobe", kprobe_shapes, resolve_kprobe };

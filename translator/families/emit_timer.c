@@ -1,5 +1,5 @@
 /* emit_timer.c - pass 3 for timer probes: one callback per probe and a
- * table for runtime/probes/timer.c.
+ * table for runtime/families/timer.c.
  *
  * Periods go into the table as C expressions in nanoseconds, so jiffies
  * and hz use the HZ of the kernel the module is built for.
@@ -51,7 +51,7 @@ bool emit_timer_probes(Emitter *e, EmitPhase phase, const ProbeFamily *fam,
 {
 	(void)fam;
 	if (phase == EMIT_DECLS) {
-		emit(e, "#include \"runtime/probes/timer.c\"");
+		emit(e, "#include \"runtime/families/timer.c\"");
 		return true;
 	}
 	for (int i = 0; i < n; i++)

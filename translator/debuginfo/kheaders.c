@@ -16,7 +16,7 @@
  */
 #include "tapc.h"
 #include "passes.h"
-#include "probes/family.h"
+#include "families/family.h"
 
 #include <ctype.h>
 #include <dirent.h>

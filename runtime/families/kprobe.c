@@ -8,7 +8,7 @@
  * per-instance data size), and calls _tap_kprobes_register() /
  * _tap_kretprobes_register() at start and the unregister functions at
  * stop.  The callbacks are generated too: they enter the context and run
- * the probe body (see translator/probes/emit_kprobe.c).
+ * the probe body (see translator/families/emit_kprobe.c).
  *
  * Registration goes probe by probe so a failure names its point;
  * unregistration is batched (one RCU grace period for the whole table).

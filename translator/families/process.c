@@ -1,4 +1,4 @@
-/* user.c - process(...) probes: process lifetime and system-call events,
+/* process.c - process(...) probes: process lifetime and system-call events,
  * and uprobes on a program's functions, statements, PLT entries and
  * static (SDT) markers.
  *
