@@ -262,6 +262,18 @@ typedef struct Program {
 
 Node *node_new(NodeKind kind, Loc loc);
 
+/* The one child walker: call fn on every child slot of n that holds a
+ * node (n may be NULL).  Every pass visits children through it, in this
+ * order: args (call arguments, index keys, foreach keys: evaluated
+ * before the operands they belong to), then fmt, init, cond, lhs, rhs,
+ * base, value, limit, catch_var, then, els, incr, body, then stmts, then
+ * slice, then the [index] expressions of comps.  fn may replace the node
+ * in the slot; it walks grandchildren itself (by calling this again). */
+void for_each_child(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx);
+/* A deep copy of n (its vectors and components too), through the same
+ * walker. */
+Node *copy_node(Node *n);
+
 /* Print a file in the canonical form that parses again (-p1). */
 void print_stapfile(FILE *out, Stapfile *f);
 void print_node(FILE *out, Node *n);          /* expression or statement */

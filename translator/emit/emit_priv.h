@@ -93,8 +93,6 @@ void emit_insert(Emitter *e, Mark m, const char *line);
 void emit_line_reset(Emitter *e);
 
 /* ---- module.c ---- */
-/* Call fn on every child slot of n that holds a node. */
-void walk_children(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx);
 const char *var_cname(Emitter *e, Var *v);       /* tapg_x / v_x */
 const char *var_ref(Emitter *e, Var *v);         /* tapg_x.v / l->v_x */
 const char *func_cname(Emitter *e, Func *f);     /* tapf_x */

@@ -69,28 +69,6 @@ const char *func_cname(Emitter *e, Func *f)
 	return unique_name(e, f, "tapf_", f->name);
 }
 
-/* ================= walking the tree ================= */
-
-void walk_children(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx)
-{
-	Node **one[] = { &n->lhs, &n->rhs, &n->base, &n->cond, &n->then, &n->els,
-			 &n->init, &n->incr, &n->body, &n->fmt, &n->value, &n->limit,
-			 &n->catch_var };
-	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
-		if (*one[i])
-			fn(one[i], ctx);
-	Vec *vecs[] = { &n->args, &n->stmts, &n->slice };
-	for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
-		for (int j = 0; j < vecs[i]->len; j++)
-			if (vecs[i]->data[j])
-				fn((Node **)&vecs[i]->data[j], ctx);
-	for (int j = 0; j < n->comps.len; j++) {
-		Component *c = vec_get(&n->comps, j);
-		if (c && c->index)
-			fn(&c->index, ctx);
-	}
-}
-
 /* ================= bodies: bookkeeping ================= */
 
 void body_use_global(Body *b, Var *v, bool write)
@@ -242,7 +220,7 @@ static void scan_entries(Node **slot, void *ctx)
 		vec_push(&b->entries, n);
 		return;   /* an @entry inside an @entry is the same save */
 	}
-	walk_children(n, scan_entries, ctx);
+	for_each_child(n, scan_entries, ctx);
 }
 
 static bool number_arg(Node *n, int64_t *v)
@@ -341,7 +319,7 @@ static void scan_stats(Node **slot, void *ctx)
 		note_hist(e, n);
 	else if (n->kind == N_STAT && n->op && !strcmp(n->op, "@variance"))
 		note_variance(e, n);
-	walk_children(n, scan_stats, ctx);
+	for_each_child(n, scan_stats, ctx);
 }
 
 /* ---- writing one body out ---- */
@@ -1065,7 +1043,7 @@ static void scan_reads(Node **slot, void *ctx)
 	default:
 		break;
 	}
-	walk_children(n, scan_reads, ctx);
+	for_each_child(n, scan_reads, ctx);
 }
 
 static ReadScan read_scan;

@@ -153,7 +153,7 @@ static void find_stores(Node **slot, void *ctx)
 		vec_push(s->out, n->rhs);
 	if (n->kind == N_RETURN && !s->v && n->lhs)
 		vec_push(s->out, n->lhs);
-	walk_children(n, find_stores, ctx);
+	for_each_child(n, find_stores, ctx);
 }
 
 static const char *common_type(TypeScan *ts, Vec *srcs)
