@@ -161,7 +161,9 @@ struct Node {
 	/* resolved by pass 2 */
 	Var *var;               /* N_SYMBOL, N_INDEX base, foreach vars */
 	Func *func;             /* N_CALL */
-	void *aux;              /* per-pass data (probe family, target info) */
+	Vec *pragma_globals;    /* N_EMBEDDED, N_EMBEDDED_EXPR: the globals its
+	                         * pragma:read:NAME and pragma:write:NAME
+	                         * comments name (Var *), or NULL */
 };
 
 /* A probe point: comma-separated in a probe header, dot-separated within. */
@@ -235,7 +237,8 @@ typedef struct Probe {
 	SrcFile *file;
 	Vec locals;             /* Var *, filled by pass 2 */
 	struct Probe *from_alias;  /* pass 2: the alias it was expanded through */
-	void *aux;              /* pass 2: resolved family data */
+	struct ResolvedPoint *rp;  /* pass 2: the family and point it resolved
+	                            * to (families/probes.h), or NULL */
 	int seq;                /* declaration order within its file */
 } Probe;
 

@@ -168,7 +168,7 @@ Scope *new_scope(Probe *p, Func *f)
 	sc->func = f;
 	sc->locals = p ? &p->locals : &f->locals;
 	sc->file = p ? p->file : f->file;
-	sc->rp = p ? p->aux : NULL;
+	sc->rp = p ? p->rp : NULL;
 	sc->from_tapset = p ? p->from_tapset : f->from_tapset;
 	return sc;
 }

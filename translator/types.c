@@ -290,7 +290,7 @@ static void check_regex(Node *n)
  * aggregate has no C value it could read. */
 static void check_pragmas(Node *n)
 {
-	Vec *v = n->aux;
+	Vec *v = n->pragma_globals;
 	for (int i = 0; reporting && v && i < v->len; i++) {
 		Var *g = vec_get(v, i);
 		if (g->type == TY_STATS)

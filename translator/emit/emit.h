@@ -88,7 +88,7 @@ const char *emit_fresh_name(Emitter *e, const char *prefix);
 
 typedef struct EmitProbe {
 	Probe *probe;
-	ResolvedPoint *rp;          /* probe->aux */
+	ResolvedPoint *rp;          /* probe->rp */
 	int index;                  /* N: the probe's number in the module */
 	const char *body_fn;        /* "tapp_N" */
 	const char *pp;             /* C literal: pp() of the probe */

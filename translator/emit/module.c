@@ -185,7 +185,7 @@ static EmitProbe *make_emit_probe(Probe *p, int index)
 	EmitProbe *ep = NEW(EmitProbe);
 	ProbePoint *pp = p->points.len ? vec_get(&p->points, 0) : NULL;
 	ep->probe = p;
-	ep->rp = p->aux;
+	ep->rp = p->rp;
 	ep->index = index;
 	ep->body_fn = xsprintf("tapp_%d", index);
 	ep->pp = c_string(point_text(ep->rp ? ep->rp->point : pp));
@@ -651,7 +651,7 @@ static void generate_func(Unit *u, Func *f, Body *b)
 		body_add_local(b, vec_get(&f->locals, i));
 	if (f->body && f->body->kind == N_EMBEDDED) {
 		/* embedded C: written out directly; its pragmas name globals */
-		Vec *g = f->body->aux;
+		Vec *g = f->body->pragma_globals;
 		for (int i = 0; g && i < g->len; i++) {
 			Var *v = vec_get(g, i);
 			const char *w = xsprintf("pragma:write:%s", v->name);
@@ -1030,7 +1030,7 @@ static void scan_reads(Node **slot, void *ctx)
 		break;
 	case N_EMBEDDED:
 	case N_EMBEDDED_EXPR: {
-		Vec *g = n->aux;
+		Vec *g = n->pragma_globals;
 		for (int i = 0; g && i < g->len; i++) {
 			Var *v = vec_get(g, i);
 			if (n->str && strstr(n->str, xsprintf("pragma:read:%s", v->name)))
@@ -1236,7 +1236,7 @@ static void sort_probes(Unit *u)
 {
 	for (int i = 0; i < u->prog->probes.len; i++) {
 		Probe *p = vec_get(&u->prog->probes, i);
-		ResolvedPoint *rp = p->aux;
+		ResolvedPoint *rp = p->rp;
 		if (!rp || rp->family == &family_never)
 			continue;
 		EmitProbe *ep = make_emit_probe(p, u->eps.len);
