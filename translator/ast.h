@@ -161,6 +161,12 @@ struct Node {
 	/* resolved by pass 2 */
 	Var *var;               /* N_SYMBOL, N_INDEX base, foreach vars */
 	Func *func;             /* N_CALL */
+	/* target expressions (N_TARGET, N_CAST, N_AUTOCAST): the C pointer
+	 * type the path starts from and the C type of the value, decided by
+	 * pass 2 (ctxvars.c); NULL when not known (only debug information
+	 * knows it) */
+	const char *ctype_base;
+	const char *ctype;
 	Vec *pragma_globals;    /* N_EMBEDDED, N_EMBEDDED_EXPR: the globals its
 	                         * pragma:read:NAME and pragma:write:NAME
 	                         * comments name (Var *), or NULL */
