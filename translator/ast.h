@@ -105,6 +105,47 @@ typedef struct Var Var;
 typedef struct Func Func;
 typedef struct Node Node;
 
+/* A printf format (printf, sprintf), parsed once by pass 2 (format.c)
+ * into directives.  Pass 3 writes them out as a static table, which the
+ * runtime's format engine runs (runtime/tap_printf.h): the kinds, flags
+ * and the star value below are the runtime's TAP_CONV_*, TAP_FMT_*. */
+typedef enum FmtConv {
+	FMT_LIT,                /* literal text */
+	FMT_PERCENT,            /* %% */
+	FMT_SIGNED,             /* %d %i */
+	FMT_UNSIGNED,           /* %u */
+	FMT_OCTAL,              /* %o */
+	FMT_HEX,                /* %x */
+	FMT_HEX_UPPER,          /* %X */
+	FMT_POINTER,            /* %p */
+	FMT_CHAR,               /* %c */
+	FMT_STRING,             /* %s */
+	FMT_BINARY,             /* %b: the value's bytes, raw */
+	FMT_MEMORY,             /* %m: precision bytes at an address, raw */
+	FMT_MEMORY_HEX,         /* %M: the same in hex */
+} FmtConv;
+
+enum { FMT_LEFT = 0x01, FMT_PLUS = 0x02, FMT_SPACE = 0x04, FMT_ALT = 0x08,
+       FMT_ZERO = 0x10 };
+#define FMT_UNSET (-1)          /* no width / precision given */
+#define FMT_STAR (-2)           /* '*': taken from the next (long) value */
+
+typedef struct FmtDirective {
+	FmtConv conv;
+	char letter;            /* the conversion as written ('d', 'i', ...) */
+	int flags;              /* FMT_LEFT ... */
+	int width, prec;        /* a number, FMT_UNSET or FMT_STAR */
+	const char *lit;        /* FMT_LIT: the text */
+	size_t lit_len;
+} FmtDirective;
+
+typedef struct PrintFormat {
+	Vec dirs;               /* FmtDirective *, in order */
+	int nargs;              /* values it takes, '*' ones included */
+	const char *error;      /* why the format is invalid (dirs then holds
+	                         * what came before the error), or NULL */
+} PrintFormat;
+
 /* One step of a target-expression path: ->name, .name, [index] or the
  * leading & (address-of) marker. */
 typedef enum CompKind {
@@ -137,6 +178,8 @@ struct Node {
 	Node *cond, *then, *els;
 	Node *init, *incr, *body;
 	Node *fmt;              /* N_PRINT: format string (N_STRING) or NULL */
+	PrintFormat *format;    /* N_PRINT with a format: pass 2's parse of
+	                         * fmt (printf, sprintf), or NULL */
 	Node *value;            /* foreach: "value =" symbol */
 	Node *limit;            /* foreach: limit expression */
 	Node *catch_var;        /* try/catch(var) */

@@ -99,6 +99,12 @@ void optimize_before_types(void);
 void optimize_after_types(void);
 bool has_side_effects(Node *n);
 
+/* ---- format.c ---- */
+
+/* TEXT (a printf format) as directives; never NULL.  Errors are not
+ * reported here but kept in the result's error field. */
+PrintFormat *parse_format(const char *text);
+
 /* ---- types.c ---- */
 
 void infer_types(void);

@@ -339,15 +339,11 @@ Val ex_target_vars(Body *b, Node *n)
 		if (cv->type == TY_STRING) {
 			*v = val_c(x, false);
 			fmt_item_lit(&items, "\"");
-			fmt_item_conv(&items, CV_STRING);
+			fmt_item_conv(&items, FMT_STRING);
 			fmt_item_lit(&items, "\"");
 		} else {
 			*v = val_c(xsprintf("(int64_t)(%s)", x), false);
-			FmtItem *it = NEW(FmtItem);
-			it->conv = CV_HEX;
-			it->flags = 0x08;
-			it->width = it->prec = -1;
-			vec_push(&items, it);
+			fmt_item_conv(&items, FMT_HEX)->flags = FMT_ALT;
 		}
 		vec_push(&nodes, fake);
 		vec_push(&vals, v);
