@@ -73,6 +73,11 @@ static void check_target(Checker *ck, Node *n, bool written)
 				 type_name(cv->type));
 			return;
 		}
+		if (n->comps.len && !cv->ctype) {
+			error_at(n->loc, _("context variable '$%s' has no known C type to "
+					   "follow"), name);
+			return;
+		}
 		if (cv->write_only && !written) {
 			error_at(n->loc, _("'$%s' can only be written in probe '%s'"), name,
 				 probe_text(sc));

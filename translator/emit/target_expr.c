@@ -174,11 +174,7 @@ static const char *path_base(Body *b, Node *n, const char **ptype)
 				      b->ep->rp->family->name);
 			return NULL;
 		}
-		if (!n->ctype_base) {
-			emit_error_at(b->e, n->loc, _("context variable '%s' has no known C type "
-						      "to follow"), n->name);
-			return NULL;
-		}
+		ASSERT(n->ctype_base);   /* pass 2 rejects a path without one */
 		*ptype = n->ctype_base;
 		include_struct_of(b->e, n->ctype_base);
 		return xsprintf("(unsigned long)(%s)", x);
@@ -186,6 +182,7 @@ static const char *path_base(Body *b, Node *n, const char **ptype)
 	if (n->kind == N_CAST) {
 		if (!cast_headers(b->e, n, n->module))
 			return NULL;
+		ASSERT(n->ctype_base);   /* pass 2 sets it on every @cast */
 		*ptype = n->ctype_base;
 		if (!n->module || !strchr(n->module, '<'))
 			include_struct_of(b->e, *ptype);
