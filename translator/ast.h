@@ -56,7 +56,8 @@
 	X(N_PERF, "perf_op")             /* str (@perf counter name)        */ \
 	X(N_CONST, "const_op")           /* str (@const C identifier)       */ \
 	X(N_REGISTER, "register_op")     /* op (@kregister @uregister),     */ \
-	                                 /* lhs (register number)           */ \
+	                                 /* lhs (register number); str:     */ \
+	                                 /* pass 2's pt_regs member name    */ \
 	X(N_DEREF, "deref_op")           /* op (@kderef @uderef), args =    */ \
 	                                 /* [size, address]                 */ \
 	X(N_ENUM, "enum_op")             /* str (@enum name), module        */ \

@@ -438,6 +438,37 @@ static void check_perf(Checker *ck, Node *n)
 		note_at(n->loc, _("did you mean one of these?%s"), sim);
 }
 
+/* @kregister(N), @uregister(N): N is a DWARF register number of x86_64;
+ * the node keeps the pt_regs member it names. */
+static void check_register(Node *n)
+{
+	static const char *const regs[] = { "ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip" };
+	if (!n->lhs || n->lhs->kind != N_NUMBER) {
+		error_at(n->loc, _("the register number must be a literal"));
+		return;
+	}
+	int64_t num = n->lhs->num;
+	if (num < 0 || num >= (int64_t)(sizeof regs / sizeof regs[0])) {
+		error_at(n->loc, _("no DWARF register %lld on x86_64"), (long long)num);
+		return;
+	}
+	n->str = regs[num];
+}
+
+/* @kderef(SIZE, ADDR), @uderef(SIZE, ADDR) */
+static void check_deref(Node *n)
+{
+	if (n->args.len != 2) {
+		error_at(n->loc, _("%s takes a size and an address"), n->op);
+		return;
+	}
+	Node *sz = vec_get(&n->args, 0);
+	if (sz->kind != N_NUMBER || (sz->num != 1 && sz->num != 2 && sz->num != 4 &&
+				     sz->num != 8))
+		error_at(sz->loc, _("the size must be 1, 2, 4 or 8"));
+}
+
 static void check_node(Node **slot, void *ctx)
 {
 	Checker *ck = ctx;
@@ -449,6 +480,12 @@ static void check_node(Node **slot, void *ctx)
 		break;
 	case N_CAST:
 		set_path_types(sc, n);
+		break;
+	case N_REGISTER:
+		check_register(n);
+		break;
+	case N_DEREF:
+		check_deref(n);
 		break;
 	case N_ATVAR:
 		/* @var("name") without a CU or module is another way to write

@@ -409,6 +409,9 @@ static bool has_memory_conv(Vec *items)
 	return false;
 }
 
+/* The most values one print statement takes (its frame's argument array). */
+#define MAX_PRINT_VALUES 32
+
 /* l->a[] from the values; returns how many. */
 static int fill_args(Body *b, Node **nodes, Val *vals, int n)
 {
@@ -421,8 +424,6 @@ static int fill_args(Body *b, Node **nodes, Val *vals, int n)
 		b->max_arg = n;
 	return n;
 }
-
-#define MAX_PRINT_ARGS 32
 
 void print_items(Body *b, Vec *items, Node **nodes, Val *vals, int n,
 			const char *dst, Loc loc)
@@ -497,9 +498,10 @@ static Val ex_print(Body *b, Node *n)
 	const char *delim = is_d && n->fmt ? n->fmt->str : NULL;
 	const char *dst = is_s ? tmp_str(b) : NULL;
 
-	if (n->args.len > MAX_PRINT_ARGS)
+	/* a translation-time limit in stap too (conformance transko/varargs) */
+	if (n->args.len > MAX_PRINT_VALUES)
 		return error_val(b, n->loc, xsprintf(_("%s takes at most %d values"), name,
-						     MAX_PRINT_ARGS));
+						     MAX_PRINT_VALUES));
 	bool hist = false;
 	for (int i = 0; i < n->args.len; i++)
 		hist |= ((Node *)vec_get(&n->args, i))->kind == N_HIST;

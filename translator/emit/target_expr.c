@@ -376,15 +376,7 @@ Val ex_register(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	bool user = n->op && !strcmp(n->op, "@uregister");
-	static const char *const regs[] = { "ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
-		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip" };
-	int64_t num;
-	if (!n->lhs || n->lhs->kind != N_NUMBER)
-		return error_val(b, n->loc, _("the register number must be a literal"));
-	num = n->lhs->num;
-	if (num < 0 || num >= (int64_t)(sizeof regs / sizeof regs[0]))
-		return error_val(b, n->loc, xsprintf(_("no DWARF register %lld on x86_64"),
-						     (long long)num));
+	ASSERT(n->str);   /* pass 2's register name */
 	const char *r = user ? "c->user_regs" : "c->regs";
 	const char *t = tmp_long(b);
 	where(b, n->loc, xsprintf("operator '%s'", n->op));
@@ -393,7 +385,7 @@ Val ex_register(Body *b, Node *n)
 	emit(e, "%s", err_goto(b));
 	emit_close(e, "}");
 	emit(e, "#ifdef CONFIG_X86_64");
-	emit(e, "%s = (int64_t)%s->%s;", t, r, regs[num]);
+	emit(e, "%s = (int64_t)%s->%s;", t, r, n->str);
 	emit(e, "#else");
 	emit(e, "%s = 0;", t);
 	emit(e, "#endif");
@@ -404,12 +396,8 @@ Val ex_deref(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	bool user = n->op && !strcmp(n->op, "@uderef");
-	if (n->args.len != 2)
-		return error_val(b, n->loc, xsprintf(_("%s takes a size and an address"), n->op));
+	ASSERT(n->args.len == 2);   /* pass 2 checked the size and the address */
 	Node *sz = vec_get(&n->args, 0);
-	if (sz->kind != N_NUMBER || (sz->num != 1 && sz->num != 2 && sz->num != 4 &&
-				     sz->num != 8))
-		return error_val(b, sz->loc, _("the size must be 1, 2, 4 or 8"));
 	Val a = ex(b, vec_get(&n->args, 1));
 	const char *ty = sz->num == 1 ? "u8" : sz->num == 2 ? "u16" : sz->num == 4 ? "u32" : "s64";
 	const char *t = tmp_long(b);
