@@ -1,6 +1,9 @@
 /*
  * printf.c - the format engine (stap's conversions) and the output buffer
- * each handler fills and hands to the transport when it ends.
+ * each handler fills and hands to the transport when it ends.  Formats
+ * arrive parsed: tapc's pass 2 parses each one once (translator/format.c)
+ * and pass 3 writes it as a table of struct tap_fmt_spec; nothing here
+ * parses a script's format.
  *
  * Number formatting follows the classic kernel vsprintf rules stap's
  * runtime inherited (assumption, see the report): '#' puts "0x"/"0X"
@@ -284,130 +287,6 @@ size_t tap_format_spec(char *buf, size_t size, const struct tap_fmt_spec *sp, in
 	return tap_format_w(&w, sp, nsp, args, nargs);
 }
 
-static int tap_parse_number(const char **pp)
-{
-	const char *p = *pp;
-	int v = 0;
-
-	while (*p >= '0' && *p <= '9') {
-		if (v < TAP_FMT_MAXFIELD)
-			v = v * 10 + (*p - '0');
-		p++;
-	}
-	*pp = p;
-	return v > TAP_FMT_MAXFIELD ? TAP_FMT_MAXFIELD : v;
-}
-
-/*
- * Parse one element at *pp: a run of literal text or one conversion.
- * Returns false at the end of the format.  An unknown conversion is kept
- * as literal text (the translator rejects it before this runs).
- */
-static bool tap_parse_one(const char **pp, struct tap_fmt_spec *s)
-{
-	const char *p = *pp, *start = p;
-	static const struct { char ch; u8 conv; } convs[] = {
-		{ 'd', TAP_CONV_SIGNED }, { 'i', TAP_CONV_SIGNED },
-		{ 'u', TAP_CONV_UNSIGNED }, { 'o', TAP_CONV_OCTAL },
-		{ 'x', TAP_CONV_HEX }, { 'X', TAP_CONV_HEX_UPPER },
-		{ 'p', TAP_CONV_POINTER }, { 'c', TAP_CONV_CHAR },
-		{ 's', TAP_CONV_STRING }, { 'b', TAP_CONV_BINARY },
-		{ 'm', TAP_CONV_MEMORY }, { 'M', TAP_CONV_MEMORY_HEX },
-		{ '%', TAP_CONV_PERCENT },
-	};
-	unsigned int i;
-
-	memset(s, 0, sizeof(*s));
-	s->width = s->prec = -1;
-	if (!*p)
-		return false;
-	if (*p != '%') {
-		while (*p && *p != '%')
-			p++;
-		goto literal;
-	}
-	p++;
-	for (;; p++) {
-		if (*p == '-')
-			s->flags |= TAP_FMT_LEFT;
-		else if (*p == '+')
-			s->flags |= TAP_FMT_PLUS;
-		else if (*p == ' ')
-			s->flags |= TAP_FMT_SPACE;
-		else if (*p == '#')
-			s->flags |= TAP_FMT_ALT;
-		else if (*p == '0')
-			s->flags |= TAP_FMT_ZERO;
-		else
-			break;
-	}
-	if (*p == '*') {
-		s->width = TAP_FMT_STAR;
-		p++;
-	} else if (*p >= '0' && *p <= '9') {
-		s->width = tap_parse_number(&p);
-	}
-	if (*p == '.') {
-		p++;
-		if (*p == '*') {
-			s->prec = TAP_FMT_STAR;
-			p++;
-		} else {
-			s->prec = tap_parse_number(&p);
-		}
-	}
-	while (*p == 'l' || *p == 'h' || *p == 'L' || *p == 'z' || *p == 'j' || *p == 't')
-		p++;
-	for (i = 0; i < ARRAY_SIZE(convs); i++) {
-		if (*p && *p == convs[i].ch) {
-			s->conv = convs[i].conv;
-			*pp = p + 1;
-			return true;
-		}
-	}
-	if (*p)
-		p++;
-literal:
-	s->conv = TAP_CONV_LIT;
-	s->width = s->prec = -1;
-	s->flags = 0;
-	s->lit = start;
-	s->lit_len = p - start;
-	*pp = p;
-	return true;
-}
-
-int tap_format_parse(const char *fmt, struct tap_fmt_spec *out, int max)
-{
-	int n = 0;
-
-	while (n < max && tap_parse_one(&fmt, &out[n]))
-		n++;
-	return *fmt ? -1 : n;
-}
-
-/* Parse as it goes: no table needed, at the cost of parsing every call. */
-static size_t tap_vformat_w(struct tap_writer *w, const char *fmt,
-			    const struct tap_arg *args, int nargs)
-{
-	struct tap_fmt_spec s;
-	int ai = 0;
-
-	while (!w->fault && tap_parse_one(&fmt, &s))
-		tap_fmt_one(w, &s, args, nargs, &ai);
-	if (w->size)
-		w->buf[w->len < w->size ? w->len : w->size - 1] = '\0';
-	return w->len;
-}
-
-size_t tap_vsnprintf(char *buf, size_t size, const char *fmt,
-		     const struct tap_arg *args, int nargs)
-{
-	struct tap_writer w = { .buf = buf, .size = size };
-
-	return tap_vformat_w(&w, fmt, args, nargs);
-}
-
 /* ---- output: into the transport's per-CPU print buffer ---- */
 
 void tap_print_n(struct tap_context *c, const char *data, size_t len)
@@ -421,24 +300,18 @@ void tap_print_n(struct tap_context *c, const char *data, size_t len)
  * that much plus the formatter's NUL and format again into the reserved
  * room.  Output longer than one record is cut at TAP_PRINT_BUFSIZE - 1.
  */
-static int tap_print_w(struct tap_context *c, const struct tap_fmt_spec *sp, int nsp,
-		       const char *fmt, const struct tap_arg *args, int nargs)
+int tap_printf_spec(struct tap_context *c, const struct tap_fmt_spec *sp, int nsp,
+		    const struct tap_arg *args, int nargs)
 {
 	struct tap_writer w = { .size = 0 };
 	size_t need;
 
-	if (sp)
-		tap_format_w(&w, sp, nsp, args, nargs);
-	else
-		tap_vformat_w(&w, fmt, args, nargs);
+	tap_format_w(&w, sp, nsp, args, nargs);
 	need = w.len + 1 > TAP_PRINT_BUFSIZE ? TAP_PRINT_BUFSIZE : w.len + 1;
 	w = (struct tap_writer){ .buf = tap_reserve(need), .size = need };
 	if (!w.buf)
 		return 0;	/* no transport (NMI, not up): nothing to do */
-	if (sp)
-		tap_format_w(&w, sp, nsp, args, nargs);
-	else
-		tap_vformat_w(&w, fmt, args, nargs);
+	tap_format_w(&w, sp, nsp, args, nargs);
 	/* keep what was formatted, give back the NUL and what a fault left */
 	tap_unreserve(need - (w.len < need ? w.len : need - 1));
 	if (w.fault) {
@@ -446,18 +319,6 @@ static int tap_print_w(struct tap_context *c, const struct tap_fmt_spec *sp, int
 		return -1;
 	}
 	return 0;
-}
-
-int tap_printf_spec(struct tap_context *c, const struct tap_fmt_spec *sp, int nsp,
-		    const struct tap_arg *args, int nargs)
-{
-	return tap_print_w(c, sp, nsp, NULL, args, nargs);
-}
-
-int tap_printf_fmt(struct tap_context *c, const char *fmt,
-		   const struct tap_arg *args, int nargs)
-{
-	return tap_print_w(c, NULL, 0, fmt, args, nargs);
 }
 
 /* STAP_PRINTF for embedded C: kernel printf conventions. */

@@ -85,9 +85,9 @@
  * Output (tap_printf.h): tap_print(s), tap_print_n(c,data,len),
  *  tap_printf_spec(c, specs, nspecs, args, nargs)  (pre-parsed format:
  *  pass 3 emits a static const struct tap_fmt_spec[] table, see there),
- *  tap_format_spec(buf,size,specs,...) (sprintf), tap_printf_fmt(c,fmt,args,n)
- *  / tap_vsnprintf(buf,size,fmt,args,nargs) parse at run time (slower),
- *  tap_printf(fmt, ...) is kernel-printf style (for embedded C).
+ *  tap_format_spec(buf,size,specs,...) (sprintf); no script format is
+ *  parsed at run time.  tap_printf(fmt, ...) is kernel-printf style (for
+ *  embedded C and the generated code's own messages).
  *  Output goes into the transport's per-CPU print buffer; tap_context_exit
  *  commits it as one record (earlier when the buffer fills).
  *

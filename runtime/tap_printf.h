@@ -16,8 +16,9 @@
  *
  * width/prec: -1 = not given, TAP_FMT_STAR = '*' (taken from the next
  * long argument, before the value).  Every conversion but a literal and %%
- * consumes one argument.  tap_format_parse() builds the same table at run
- * time (the unit tests and any dynamic use).
+ * consumes one argument.  The table is the translator's parse of the
+ * format (translator/format.c, FmtDirective): the kinds, flags and the star
+ * value here are the same numbers.  There is no parser at run time.
  */
 #ifndef TAP_PRINTF_H
 #define TAP_PRINTF_H
@@ -73,15 +74,10 @@ struct tap_arg {
  * (%b, %m). */
 size_t tap_format_spec(char *buf, size_t size, const struct tap_fmt_spec *sp, int nsp,
 		       const struct tap_arg *args, int nargs);
-int tap_format_parse(const char *fmt, struct tap_fmt_spec *out, int max);
-size_t tap_vsnprintf(char *buf, size_t size, const char *fmt,
-		     const struct tap_arg *args, int nargs);
 
 struct tap_context;
 int tap_printf_spec(struct tap_context *c, const struct tap_fmt_spec *sp, int nsp,
 		    const struct tap_arg *args, int nargs);
-int tap_printf_fmt(struct tap_context *c, const char *fmt,
-		   const struct tap_arg *args, int nargs);
 void tap_print_n(struct tap_context *c, const char *data, size_t len);
 __printf(1, 2) void tap_printf(const char *fmt, ...);
 /* tap_print(s) is the transport's. */

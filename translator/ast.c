@@ -679,3 +679,68 @@ char *probe_point_text(ProbePoint *pp)
 	sb_free(&o);
 	return r;
 }
+
+/* ---- walking and copying ---- */
+
+void for_each_child(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx)
+{
+	if (!n)
+		return;
+	Node **single[] = { &n->fmt, &n->init, &n->cond, &n->lhs, &n->rhs,
+			    &n->base, &n->value, &n->limit, &n->catch_var,
+			    &n->then, &n->els, &n->incr, &n->body };
+	for (int i = 0; i < n->args.len; i++)
+		if (n->args.data[i])
+			fn((Node **)&n->args.data[i], ctx);
+	for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
+		if (*single[i])
+			fn(single[i], ctx);
+	for (int i = 0; i < n->stmts.len; i++)
+		if (n->stmts.data[i])
+			fn((Node **)&n->stmts.data[i], ctx);
+	for (int i = 0; i < n->slice.len; i++)
+		if (n->slice.data[i])
+			fn((Node **)&n->slice.data[i], ctx);
+	for (int i = 0; i < n->comps.len; i++) {
+		Component *c = vec_get(&n->comps, i);
+		if (c->index)
+			fn(&c->index, ctx);
+	}
+}
+
+static void copy_vec(Vec *v)
+{
+	if (!v->len) {
+		*v = (Vec){ 0 };
+		return;
+	}
+	void **d = xalloc(sizeof(void *) * v->len);
+	memcpy(d, v->data, sizeof(void *) * v->len);
+	v->data = d;
+	v->cap = v->len;
+}
+
+static void copy_slot(Node **slot, void *ctx)
+{
+	(void)ctx;
+	*slot = copy_node(*slot);
+}
+
+Node *copy_node(Node *n)
+{
+	if (!n)
+		return NULL;
+	Node *c = NEW(Node);
+	*c = *n;
+	copy_vec(&c->args);
+	copy_vec(&c->stmts);
+	copy_vec(&c->comps);
+	copy_vec(&c->slice);
+	for (int i = 0; i < c->comps.len; i++) {
+		Component *k = NEW(Component);
+		*k = *(Component *)vec_get(&c->comps, i);
+		c->comps.data[i] = k;
+	}
+	for_each_child(c, copy_slot, NULL);
+	return c;
+}

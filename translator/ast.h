@@ -56,7 +56,8 @@
 	X(N_PERF, "perf_op")             /* str (@perf counter name)        */ \
 	X(N_CONST, "const_op")           /* str (@const C identifier)       */ \
 	X(N_REGISTER, "register_op")     /* op (@kregister @uregister),     */ \
-	                                 /* lhs (register number)           */ \
+	                                 /* lhs (register number); str:     */ \
+	                                 /* pass 2's pt_regs member name    */ \
 	X(N_DEREF, "deref_op")           /* op (@kderef @uderef), args =    */ \
 	                                 /* [size, address]                 */ \
 	X(N_ENUM, "enum_op")             /* str (@enum name), module        */ \
@@ -105,6 +106,47 @@ typedef struct Var Var;
 typedef struct Func Func;
 typedef struct Node Node;
 
+/* A printf format (printf, sprintf), parsed once by pass 2 (format.c)
+ * into directives.  Pass 3 writes them out as a static table, which the
+ * runtime's format engine runs (runtime/tap_printf.h): the kinds, flags
+ * and the star value below are the runtime's TAP_CONV_*, TAP_FMT_*. */
+typedef enum FmtConv {
+	FMT_LIT,                /* literal text */
+	FMT_PERCENT,            /* %% */
+	FMT_SIGNED,             /* %d %i */
+	FMT_UNSIGNED,           /* %u */
+	FMT_OCTAL,              /* %o */
+	FMT_HEX,                /* %x */
+	FMT_HEX_UPPER,          /* %X */
+	FMT_POINTER,            /* %p */
+	FMT_CHAR,               /* %c */
+	FMT_STRING,             /* %s */
+	FMT_BINARY,             /* %b: the value's bytes, raw */
+	FMT_MEMORY,             /* %m: precision bytes at an address, raw */
+	FMT_MEMORY_HEX,         /* %M: the same in hex */
+} FmtConv;
+
+enum { FMT_LEFT = 0x01, FMT_PLUS = 0x02, FMT_SPACE = 0x04, FMT_ALT = 0x08,
+       FMT_ZERO = 0x10 };
+#define FMT_UNSET (-1)          /* no width / precision given */
+#define FMT_STAR (-2)           /* '*': taken from the next (long) value */
+
+typedef struct FmtDirective {
+	FmtConv conv;
+	char letter;            /* the conversion as written ('d', 'i', ...) */
+	int flags;              /* FMT_LEFT ... */
+	int width, prec;        /* a number, FMT_UNSET or FMT_STAR */
+	const char *lit;        /* FMT_LIT: the text */
+	size_t lit_len;
+} FmtDirective;
+
+typedef struct PrintFormat {
+	Vec dirs;               /* FmtDirective *, in order */
+	int nargs;              /* values it takes, '*' ones included */
+	const char *error;      /* why the format is invalid (dirs then holds
+	                         * what came before the error), or NULL */
+} PrintFormat;
+
 /* One step of a target-expression path: ->name, .name, [index] or the
  * leading & (address-of) marker. */
 typedef enum CompKind {
@@ -137,6 +179,8 @@ struct Node {
 	Node *cond, *then, *els;
 	Node *init, *incr, *body;
 	Node *fmt;              /* N_PRINT: format string (N_STRING) or NULL */
+	PrintFormat *format;    /* N_PRINT with a format: pass 2's parse of
+	                         * fmt (printf, sprintf), or NULL */
 	Node *value;            /* foreach: "value =" symbol */
 	Node *limit;            /* foreach: limit expression */
 	Node *catch_var;        /* try/catch(var) */
@@ -165,7 +209,15 @@ struct Node {
 	/* resolved by pass 2 */
 	Var *var;               /* N_SYMBOL, N_INDEX base, foreach vars */
 	Func *func;             /* N_CALL */
-	void *aux;              /* per-pass data (probe family, target info) */
+	/* target expressions (N_TARGET, N_CAST, N_AUTOCAST): the C pointer
+	 * type the path starts from and the C type of the value, decided by
+	 * pass 2 (ctxvars.c); NULL when not known (only debug information
+	 * knows it) */
+	const char *ctype_base;
+	const char *ctype;
+	Vec *pragma_globals;    /* N_EMBEDDED, N_EMBEDDED_EXPR: the globals its
+	                         * pragma:read:NAME and pragma:write:NAME
+	                         * comments name (Var *), or NULL */
 };
 
 /* A probe point: comma-separated in a probe header, dot-separated within. */
@@ -239,7 +291,8 @@ typedef struct Probe {
 	SrcFile *file;
 	Vec locals;             /* Var *, filled by pass 2 */
 	struct Probe *from_alias;  /* pass 2: the alias it was expanded through */
-	void *aux;              /* pass 2: resolved family data */
+	struct ResolvedPoint *rp;  /* pass 2: the family and point it resolved
+	                            * to (families/probes.h), or NULL */
 	int seq;                /* declaration order within its file */
 } Probe;
 
@@ -279,6 +332,17 @@ Node *node_new(NodeKind kind, Loc loc);
  * n->depth.  Children not measured yet are measured first, so measure
  * bottom-up, as the parser does, to keep this shallow. */
 int node_depth(Node *n);
+/* The one child walker: call fn on every child slot of n that holds a
+ * node (n may be NULL).  Every pass visits children through it, in this
+ * order: args (call arguments, index keys, foreach keys: evaluated
+ * before the operands they belong to), then fmt, init, cond, lhs, rhs,
+ * base, value, limit, catch_var, then, els, incr, body, then stmts, then
+ * slice, then the [index] expressions of comps.  fn may replace the node
+ * in the slot; it walks grandchildren itself (by calling this again). */
+void for_each_child(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx);
+/* A deep copy of n (its vectors and components too), through the same
+ * walker. */
+Node *copy_node(Node *n);
 
 /* Print a file in the canonical form that parses again (-p1). */
 void print_stapfile(FILE *out, Stapfile *f);

@@ -24,6 +24,8 @@ static CtxVar *find_ctx(ResolvedPoint *rp, const char *name)
 	return NULL;
 }
 
+static void set_path_types(Scope *sc, Node *n);
+
 static const char *probe_text(Scope *sc)
 {
 	return sc->rp ? plain_point(sc->rp->point) : "?";
@@ -43,6 +45,7 @@ static void check_target(Checker *ck, Node *n, bool written)
 	ResolvedPoint *rp = sc->rp;
 	bool is_ret = !strcmp(name, "return");
 	CtxVar *cv = find_ctx(rp, name);
+	set_path_types(sc, n);
 	if (is_ret && rp && !rp->is_return) {
 		error_at(n->loc, _("'$return' is only available in .return probes, "
 				   "not in '%s'"), probe_text(sc));
@@ -68,6 +71,11 @@ static void check_target(Checker *ck, Node *n, bool written)
 			error_at(n->loc, _("'$%s' is a plain %s: it cannot be dereferenced, "
 					   "indexed or have its address taken"), name,
 				 type_name(cv->type));
+			return;
+		}
+		if (n->comps.len && !cv->ctype) {
+			error_at(n->loc, _("context variable '$%s' has no known C type to "
+					   "follow"), name);
 			return;
 		}
 		if (cv->write_only && !written) {
@@ -99,6 +107,7 @@ static void check_target(Checker *ck, Node *n, bool written)
 }
 
 static void check_node(Node **slot, void *ctx);
+static void check_autocast(Checker *ck, Node *n);
 
 static bool is_target_like(Node *n)
 {
@@ -120,6 +129,10 @@ static void check_write(Checker *ck, Node *lhs)
 			error_at(lhs->loc, _("cannot assign to a pretty-printed value"));
 		else if (!sess.guru)
 			error_at(lhs->loc, _("writing to kernel memory needs guru mode (-g)"));
+		else if (lhs->kind == N_AUTOCAST)
+			check_autocast(ck, lhs);
+		if (lhs->kind == N_CAST)
+			set_path_types(ck->sc, lhs);
 		for_each_child(lhs, check_node, ck);
 		return;
 	}
@@ -135,19 +148,30 @@ static void check_write(Checker *ck, Node *lhs)
 	check_node(&lhs, ck);
 }
 
-/* ---- autocast: "expr->member" needs expr to carry a C type ----
- * The type comes from @cast, @var or a context variable, and flows
- * through locals, ternaries, assignments and function returns when every
- * source agrees.  Globals and array elements do not carry it. */
+/* ---- C types of target expressions ----
+ * A target expression's value has a C type: from @cast's type string, from
+ * the context variable (the family knows it), or, for expr->member, from
+ * the type expr carries.  That type flows through locals, ternaries,
+ * assignments and function returns when every source agrees.  Globals and
+ * array elements do not carry it.  Pass 2 works it out once and stores it
+ * on the node (ctype, ctype_base); pass 3 only reads it. */
+
+/* A value's C type as the flow sees it.  id tells types apart by where
+ * they come from (so two @casts to one type through different modules
+ * differ, as in stap); c is the C type's text, NULL when only debug
+ * information knows it. */
+typedef struct CType {
+	const char *id;
+	const char *c;
+} CType;
 
 typedef struct TypeFlow {
 	Scope *sc;
 	Vec visiting;           /* Var * and Func * being followed */
-	const char *found;      /* the one type identity seen so far */
 	bool conflict;
 } TypeFlow;
 
-static const char *c_type_of(TypeFlow *tf, Node *e);
+static CType c_type_of(TypeFlow *tf, Node *e);
 
 typedef struct StoreScan {
 	TypeFlow *tf;
@@ -167,17 +191,17 @@ static void scan_stores(Node **slot, void *ctx)
 	for_each_child(n, scan_stores, ctx);
 }
 
-/* The common C type of several sources, or NULL. */
-static const char *common_type(TypeFlow *tf, Vec *srcs)
+/* The common C type of several sources, or none. */
+static CType common_type(TypeFlow *tf, Vec *srcs)
 {
-	const char *t = NULL;
+	CType t = { NULL, NULL }, none = { NULL, NULL };
 	for (int i = 0; i < srcs->len; i++) {
-		const char *u = c_type_of(tf, vec_get(srcs, i));
-		if (!u)
-			return NULL;
-		if (t && strcmp(t, u)) {
+		CType u = c_type_of(tf, vec_get(srcs, i));
+		if (!u.id)
+			return none;
+		if (t.id && strcmp(t.id, u.id)) {
 			tf->conflict = true;
-			return NULL;
+			return none;
 		}
 		t = u;
 	}
@@ -202,32 +226,98 @@ static const char *path_text(Node *e, const char *base)
 	return r;
 }
 
-static const char *c_type_of(TypeFlow *tf, Node *e)
+/* A C type name for @cast's type string. */
+static const char *cast_type(const char *s)
 {
-	if (!e)
+	while (*s == ' ')
+		s++;
+	if (!strncmp(s, "struct ", 7) || !strncmp(s, "union ", 6) || !strncmp(s, "enum ", 5) ||
+	    strchr(s, '*') || strchr(s, ' '))
+		return s;
+	static const char *const basic[] = { "char", "short", "int", "long", "void",
+		"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "size_t", "pid_t",
+		"uid_t", "gid_t", "loff_t", "dev_t", "umode_t", NULL };
+	for (int i = 0; basic[i]; i++)
+		if (!strcmp(s, basic[i]))
+			return s;
+	return xsprintf("struct %s", s);
+}
+
+/* The C expression, in an unevaluated null-based form, of a path's last
+ * member: __typeof__ of it is the path's type. */
+static const char *null_path(const char *ptype, Vec *comps)
+{
+	const char *cur = xsprintf("((%s)0)", ptype);
+	for (int i = 0; i < comps->len; i++) {
+		Component *c = vec_get(comps, i);
+		const char *x = c->kind == COMP_MEMBER ? xsprintf("(%s)->%s", cur, c->name)
+						       : xsprintf("(%s)[0]", cur);
+		if (i == comps->len - 1)
+			return x;
+		Component *next = vec_get(comps, i + 1);
+		cur = next->kind == COMP_MEMBER
+			? xsprintf("__builtin_choose_expr(TAP_ISPTR(%s), %s, &(%s))", x, x, x)
+			: x;
+	}
+	return cur;
+}
+
+/* The C type of a path's value, from the pointer type it starts from. */
+static const char *path_type(const char *ptype, Vec *comps)
+{
+	if (!ptype)
 		return NULL;
+	if (!comps->len)
+		return ptype;
+	/* + 0: an array member's value is its address */
+	return xsprintf("__typeof__((%s) + 0)", null_path(ptype, comps));
+}
+
+/* The C pointer type a target expression's path starts from, when the
+ * node itself says (@cast, a context variable); NULL otherwise. */
+static const char *path_start_type(Scope *sc, Node *e)
+{
+	if (e->kind == N_CAST)
+		return xsprintf("%s *", cast_type(e->str ? e->str : "void"));
+	if (e->kind == N_TARGET && !sc->func && sc->rp) {
+		const char *name = e->name && e->name[0] == '$' ? e->name + 1 : e->name;
+		CtxVar *cv = find_ctx(sc->rp, name ? name : "");
+		return cv ? cv->ctype : NULL;
+	}
+	return NULL;
+}
+
+static CType c_type_of(TypeFlow *tf, Node *e)
+{
+	CType none = { NULL, NULL };
+	if (!e)
+		return none;
 	switch (e->kind) {
 	case N_CAST:
-		return path_text(e, xsprintf("@cast(%s|%s)", e->str ? e->str : "",
-					     e->module ? e->module : ""));
+		return (CType){ path_text(e, xsprintf("@cast(%s|%s)", e->str ? e->str : "",
+						      e->module ? e->module : "")),
+				path_type(path_start_type(tf->sc, e), &e->comps) };
 	case N_ATVAR:
-		return path_text(e, xsprintf("@var(%s|%s)", e->str ? e->str : "",
-					     e->module ? e->module : ""));
+		return (CType){ path_text(e, xsprintf("@var(%s|%s)", e->str ? e->str : "",
+						      e->module ? e->module : "")), NULL };
 	case N_TARGET: {
 		if (tf->sc->func || !tf->sc->rp)
-			return NULL;
+			return none;
 		const char *name = e->name && e->name[0] == '$' ? e->name + 1 : e->name;
 		CtxVar *cv = find_ctx(tf->sc->rp, name ? name : "");
 		if (cv ? cv->scalar || !cv->ctype : !tf->sc->rp->needs_debuginfo)
-			return NULL;
-		return path_text(e, xsprintf("$%s", name));
+			return none;
+		return (CType){ path_text(e, xsprintf("$%s", name)),
+				path_type(path_start_type(tf->sc, e), &e->comps) };
 	}
 	case N_AUTOCAST: {
-		const char *b = c_type_of(tf, e->lhs);
-		return b ? path_text(e, b) : NULL;
+		CType b = c_type_of(tf, e->lhs);
+		if (!b.id)
+			return none;
+		return (CType){ path_text(e, b.id), path_type(b.c, &e->comps) };
 	}
 	case N_ASSIGN:
-		return e->op && !strcmp(e->op, "=") ? c_type_of(tf, e->rhs) : NULL;
+		return e->op && !strcmp(e->op, "=") ? c_type_of(tf, e->rhs) : none;
 	case N_ENTRY:
 		return c_type_of(tf, e->lhs);
 	case N_TERNARY: {
@@ -239,21 +329,21 @@ static const char *c_type_of(TypeFlow *tf, Node *e)
 	case N_SYMBOL: {
 		Var *v = e->var;
 		if (!v || v->scope != VS_LOCAL || vec_has(&tf->visiting, v))
-			return NULL;
+			return none;
 		vec_push(&tf->visiting, v);
 		Vec stores = { 0 };
 		StoreScan ss = { tf, v, &stores };
 		Node *body = tf->sc->probe ? tf->sc->probe->body : tf->sc->func->body;
 		if (body)
 			scan_stores(&body, &ss);
-		const char *t = stores.len ? common_type(tf, &stores) : NULL;
+		CType t = stores.len ? common_type(tf, &stores) : none;
 		tf->visiting.len--;
 		return t;
 	}
 	case N_CALL: {
 		Func *f = e->func;
 		if (!f || !f->body || f->body->kind != N_BLOCK || vec_has(&tf->visiting, f))
-			return NULL;
+			return none;
 		vec_push(&tf->visiting, f);
 		Vec rets = { 0 };
 		StoreScan ss = { tf, NULL, &rets };
@@ -262,21 +352,35 @@ static const char *c_type_of(TypeFlow *tf, Node *e)
 		Scope fsc = { NULL, f, &f->locals, f->file, NULL, f->from_tapset };
 		Scope *save = tf->sc;
 		tf->sc = &fsc;
-		const char *t = rets.len ? common_type(tf, &rets) : NULL;
+		CType t = rets.len ? common_type(tf, &rets) : none;
 		tf->sc = save;
 		tf->visiting.len--;
 		return t;
 	}
 	default:
-		return NULL;
+		return none;
 	}
 }
 
+/* @cast and a context variable: the C types their paths start from and
+ * end in, stored on the node. */
+static void set_path_types(Scope *sc, Node *n)
+{
+	n->ctype_base = path_start_type(sc, n);
+	n->ctype = path_type(n->ctype_base, &n->comps);
+}
+
+/* "expr->member" needs expr to carry a C type; it is stored on the node
+ * (NULL when only debug information knows it: pass 3 says so). */
 static void check_autocast(Checker *ck, Node *n)
 {
-	TypeFlow tf = { ck->sc, { 0 }, NULL, false };
-	if (c_type_of(&tf, n->lhs))
+	TypeFlow tf = { ck->sc, { 0 }, false };
+	CType t = c_type_of(&tf, n->lhs);
+	if (t.id) {
+		n->ctype_base = t.c;
+		n->ctype = path_type(t.c, &n->comps);
 		return;
+	}
 	if (tf.conflict)
 		error_at(n->loc, _("'->' on a value whose C type differs between the "
 				   "places it comes from"));
@@ -335,6 +439,37 @@ static void check_perf(Checker *ck, Node *n)
 		note_at(n->loc, _("did you mean one of these?%s"), sim);
 }
 
+/* @kregister(N), @uregister(N): N is a DWARF register number of x86_64;
+ * the node keeps the pt_regs member it names. */
+static void check_register(Node *n)
+{
+	static const char *const regs[] = { "ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip" };
+	if (!n->lhs || n->lhs->kind != N_NUMBER) {
+		error_at(n->loc, _("the register number must be a literal"));
+		return;
+	}
+	int64_t num = n->lhs->num;
+	if (num < 0 || num >= (int64_t)(sizeof regs / sizeof regs[0])) {
+		error_at(n->loc, _("no DWARF register %lld on x86_64"), (long long)num);
+		return;
+	}
+	n->str = regs[num];
+}
+
+/* @kderef(SIZE, ADDR), @uderef(SIZE, ADDR) */
+static void check_deref(Node *n)
+{
+	if (n->args.len != 2) {
+		error_at(n->loc, _("%s takes a size and an address"), n->op);
+		return;
+	}
+	Node *sz = vec_get(&n->args, 0);
+	if (sz->kind != N_NUMBER || (sz->num != 1 && sz->num != 2 && sz->num != 4 &&
+				     sz->num != 8))
+		error_at(sz->loc, _("the size must be 1, 2, 4 or 8"));
+}
+
 static void check_node(Node **slot, void *ctx)
 {
 	Checker *ck = ctx;
@@ -343,6 +478,15 @@ static void check_node(Node **slot, void *ctx)
 	switch (n->kind) {
 	case N_AUTOCAST:
 		check_autocast(ck, n);
+		break;
+	case N_CAST:
+		set_path_types(sc, n);
+		break;
+	case N_REGISTER:
+		check_register(n);
+		break;
+	case N_DEREF:
+		check_deref(n);
 		break;
 	case N_ATVAR:
 		/* @var("name") without a CU or module is another way to write

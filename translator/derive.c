@@ -222,7 +222,7 @@ static void emit_probe(Deriv *d, ResolvedPoint *rp, Node *body, Node *cond)
 	p->from_tapset = d->user->from_tapset;
 	p->is_private = d->user->is_private;
 	p->from_alias = d->chain.len ? vec_get(&d->chain, 0) : NULL;
-	p->aux = rp;
+	p->rp = rp;
 	Derived *dv = NEW(Derived);
 	dv->probe = p;
 	dv->list_name = d->list_name ? d->list_name : plain_point(rp->point);

@@ -85,73 +85,6 @@ const char *var_kind_name(Var *v)
 	}
 }
 
-/* ---- walking and copying nodes ---- */
-
-void for_each_child(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx)
-{
-	if (!n)
-		return;
-	Node **single[] = { &n->fmt, &n->init, &n->cond, &n->lhs, &n->rhs,
-			    &n->base, &n->value, &n->limit, &n->catch_var,
-			    &n->then, &n->els, &n->incr, &n->body };
-	/* call arguments and index keys are evaluated before the operands
-	 * they belong to, except that foreach keys are bound by the loop */
-	for (int i = 0; i < n->args.len; i++)
-		if (n->args.data[i])
-			fn((Node **)&n->args.data[i], ctx);
-	for (size_t i = 0; i < sizeof single / sizeof single[0]; i++)
-		if (*single[i])
-			fn(single[i], ctx);
-	for (int i = 0; i < n->stmts.len; i++)
-		if (n->stmts.data[i])
-			fn((Node **)&n->stmts.data[i], ctx);
-	for (int i = 0; i < n->slice.len; i++)
-		if (n->slice.data[i])
-			fn((Node **)&n->slice.data[i], ctx);
-	for (int i = 0; i < n->comps.len; i++) {
-		Component *c = vec_get(&n->comps, i);
-		if (c->index)
-			fn(&c->index, ctx);
-	}
-}
-
-static void copy_vec(Vec *v)
-{
-	if (!v->len) {
-		*v = (Vec){ 0 };
-		return;
-	}
-	void **d = xalloc(sizeof(void *) * v->len);
-	memcpy(d, v->data, sizeof(void *) * v->len);
-	v->data = d;
-	v->cap = v->len;
-}
-
-static void copy_slot(Node **slot, void *ctx)
-{
-	(void)ctx;
-	*slot = copy_node(*slot);
-}
-
-Node *copy_node(Node *n)
-{
-	if (!n)
-		return NULL;
-	Node *c = NEW(Node);
-	*c = *n;
-	copy_vec(&c->args);
-	copy_vec(&c->stmts);
-	copy_vec(&c->comps);
-	copy_vec(&c->slice);
-	for (int i = 0; i < c->comps.len; i++) {
-		Component *k = NEW(Component);
-		*k = *(Component *)vec_get(&c->comps, i);
-		c->comps.data[i] = k;
-	}
-	for_each_child(c, copy_slot, NULL);
-	return c;
-}
-
 Node *block_of(Loc loc, Node *a, Node *b)
 {
 	Node *blk = node_new(N_BLOCK, loc);
@@ -235,7 +168,7 @@ Scope *new_scope(Probe *p, Func *f)
 	sc->func = f;
 	sc->locals = p ? &p->locals : &f->locals;
 	sc->file = p ? p->file : f->file;
-	sc->rp = p ? p->aux : NULL;
+	sc->rp = p ? p->rp : NULL;
 	sc->from_tapset = p ? p->from_tapset : f->from_tapset;
 	return sc;
 }

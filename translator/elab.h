@@ -43,9 +43,6 @@ typedef struct Elab {
 
 extern Elab elab;
 
-/* Call fn on every child slot of n (slots may hold NULL: skip those). */
-void for_each_child(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx);
-Node *copy_node(Node *n);
 Vec *elab_global_pool(void);   /* every global loaded, in load order */
 bool is_func_next_capable(Func *f);
 const char *var_kind_name(Var *v);
@@ -101,6 +98,12 @@ void optimize_before_types(void);
 /* Drop unused functions, globals, locals; warn about them. */
 void optimize_after_types(void);
 bool has_side_effects(Node *n);
+
+/* ---- format.c ---- */
+
+/* TEXT (a printf format) as directives; never NULL.  Errors are not
+ * reported here but kept in the result's error field. */
+PrintFormat *parse_format(const char *text);
 
 /* ---- types.c ---- */
 

@@ -116,7 +116,7 @@ static const char *probe_vars_text(Probe *p)
 		sb_printf(&sb, " %s:%s", v->name, type_name(v->type));
 	}
 	/* an alias names its variables; a plain point shows the context */
-	ResolvedPoint *rp = p->from_alias ? NULL : p->aux;
+	ResolvedPoint *rp = p->from_alias ? NULL : p->rp;
 	for (int i = 0; rp && i < rp->ctx_vars.len; i++) {
 		CtxVar *cv = vec_get(&rp->ctx_vars, i);
 		sb_printf(&sb, " $%s:%s", cv->name, cv->ctype ? cv->ctype : type_name(cv->type));
@@ -218,7 +218,7 @@ void dump_probe_aliases(FILE *out)
 		p->locals = (Vec){ 0 };
 		p->body = copy_node(a->body);
 		open_rp.point = vec_get(&a->alias_names, 0);
-		p->aux = &open_rp;
+		p->rp = &open_rp;
 		Scope *sc = new_scope(p, NULL);
 		vec_push(&elab.scopes, sc);
 		bind_scope(sc, p->body);
@@ -228,7 +228,7 @@ void dump_probe_aliases(FILE *out)
 	infer_types();
 	for (int i = 0; i < probes.len; i++) {
 		Probe *p = vec_get(&probes, i);
-		p->aux = NULL;
+		p->rp = NULL;
 		for (int j = 0; j < p->alias_names.len; j++) {
 			ProbePoint *an = vec_get(&p->alias_names, j);
 			vec_push(&names, xsprintf("%s%s", probe_point_text(an),

@@ -1,18 +1,13 @@
-/* main.c - the tapc command: read options, then run the passes in order. */
+/* main.c - the tapc command: read options, then run the passes in order
+ * (main() at the end is the whole program). */
 #include "driver.h"
 
 #include <errno.h>
-#include <signal.h>
-#include <getopt.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 /* ---- per-pass wall time and memory for -v ---- */
 
@@ -69,7 +64,24 @@ static void parse_user_scripts(Vec *files)
 	}
 }
 
-/* ---- passes 3 to 5 ---- */
+/* ---- the state one run carries from pass to pass ---- */
+
+typedef struct Run {
+	Vec files;              /* pass 1: the user's scripts */
+	Program *prog;          /* pass 2 */
+	const char *cache_key;  /* the module's key in the cache, or NULL */
+	const char *c_file;     /* pass 3 */
+	const char *module;     /* pass 3: the module's name */
+	const char *ko;         /* pass 4, or the cache */
+	int rc;                 /* the exit status */
+} Run;
+
+/* The run ends here with exit status rc. */
+static bool stop(Run *r, int rc)
+{
+	r->rc = rc;
+	return false;
+}
 
 static const char *source_dir;   /* pass 3's folder: removed at exit unless -k */
 
@@ -85,128 +97,166 @@ static void finish_source_dir(void)
 	source_dir = NULL;
 }
 
+/* ---- the steps: each returns false when the run ends after it ---- */
 
-static int passes_3_to_5(Program *prog)
-{
-	if (sess.last_pass == 5 && !stand_in_taprun()) {
-		const char *why = cannot_load_modules();
-		if (why) {
-			explain_no_run(why);
-			return 1;
-		}
-	}
-	/* A module built before from the same program: no pass 3, no kbuild. */
-	const char *key = NULL, *ko = NULL;
-	if (sess.last_pass >= 4 && !sess.keep_tmpdir)
-		key = program_cache_key(prog);
-	const char *hit = key ? build_cache_lookup(key) : NULL;
-	if (hit) {
-		verbose(1, _("Pass 3 and 4: using cached %s\n"), hit);
-		ko = build_deliver(hit, sess.module_name);
-		if (!ko)
-			return 1;
-		if (sess.last_pass == 4) {
-			printf("%s\n", ko);
-			return 0;
-		}
-		return run_module(ko);
-	}
-	/* pass 3: translate */
-	const char *name = NULL, *dir = NULL;
-	const char *c_file = translate_program(prog, &name, &dir);
-	if (dir) {
-		source_dir = dir;
-		atexit(finish_source_dir);
-	}
-	report_pass(3, _("translated to C"));
-	if (!c_file || error_count)
-		return 1;
-	if (sess.last_pass == 3) {
-		/* stap -p3 shows the generated C itself; -k also keeps it */
-		size_t len;
-		char *text = read_whole_file(c_file, &len);
-		if (!text) {
-			fprintf(stderr, _("tapc: cannot read %s: %s\n"), c_file, strerror(errno));
-			return 1;
-		}
-		fwrite(text, 1, len, stdout);
-		return fflush(stdout) == 0 ? 0 : 1;
-	}
-	/* pass 4: build (or take it from the cache by its C text) */
-	ko = build_module(c_file, name);
-	report_pass(4, _("compiled C into a kernel module"));
-	if (!ko || error_count)
-		return 1;
-	if (key)
-		build_cache_store(key, ko);
-	if (sess.last_pass == 4) {
-		printf("%s\n", ko);
-		return 0;
-	}
-	/* pass 5: run */
-	finish_source_dir();
-	int rc = run_module(ko);
-	report_pass(5, _("run completed"));
-	return rc;
-}
-
-int main(int argc, char **argv)
+static void setup(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
 	bindtextdomain(PACKAGE, LOCALEDIR);
 	textdomain(PACKAGE);
 	diag_set_error_limit(DIAG_ERROR_LIMIT);
-
 	parse_options(argc, argv);
 	temp_dirs_on_signals();   /* ^C during passes 1-4 leaves no folder behind */
 	pass_start = now_ms();
 	target_init();
+}
 
+/* --dump-probe-types, --dump-probe-aliases, --dump-functions, -l, -L:
+ * they are the whole run. */
+static bool no_listing(Run *r)
+{
 	if (sess.dump_probe_types) {
 		dump_probe_types(stdout);
-		return 0;
+		return stop(r, 0);
 	}
 	if (sess.dump_probe_aliases) {
 		dump_probe_aliases(stdout);
-		return error_count ? 1 : 0;
+		return stop(r, error_count ? 1 : 0);
 	}
 	if (sess.dump_functions) {
 		dump_functions(stdout);
-		return error_count ? 1 : 0;
+		return stop(r, error_count ? 1 : 0);
 	}
 	if (sess.listing)
-		return list_probe_points(sess.listing_pattern, sess.listing_vars) ? 1 : 0;
-
+		return stop(r, list_probe_points(sess.listing_pattern, sess.listing_vars) ? 1 : 0);
 	if (!sess.script_text && !sess.script_file) {
 		fprintf(stderr, _("tapc: no script given: name a file, '-' for standard "
 				  "input, or use -e SCRIPT\n"));
 		fprintf(stderr, _("Try 'tapc --help' for more information.\n"));
-		return 1;
+		return stop(r, 1);
 	}
+	return true;
+}
 
-	/* pass 1: parse */
-	Vec files = { 0 };
-	parse_user_scripts(&files);
+static bool pass1_parse(Run *r)
+{
+	parse_user_scripts(&r->files);
 	if (sess.last_pass == 1)
 		check_tapset_syntax();
 	report_pass(1, _("parsed user script and tapsets"));
 	if (error_count)
-		return 1;
+		return stop(r, 1);
 	if (sess.last_pass == 1) {
-		for (int i = 0; i < files.len; i++)
-			print_stapfile(stdout, vec_get(&files, i));
-		return 0;
+		for (int i = 0; i < r->files.len; i++)
+			print_stapfile(stdout, vec_get(&r->files, i));
+		return stop(r, 0);
 	}
+	return true;
+}
 
-	/* pass 2: elaborate */
-	Program *prog = elaborate(&files);
+static bool pass2_elaborate(Run *r)
+{
+	r->prog = elaborate(&r->files);
 	report_pass(2, _("analyzed script"));
-	if (!prog || error_count)
-		return 1;
+	if (!r->prog || error_count)
+		return stop(r, 1);
 	if (sess.last_pass == 2) {
-		print_program(stdout, prog);
-		return 0;
+		print_program(stdout, r->prog);
+		return stop(r, 0);
 	}
+	return true;
+}
 
-	return passes_3_to_5(prog);
+/* Before any work for pass 5: can this machine load the module at all? */
+static bool can_run_here(Run *r)
+{
+	if (sess.last_pass == 5 && !stand_in_taprun()) {
+		const char *why = cannot_load_modules();
+		if (why) {
+			explain_no_run(why);
+			return stop(r, 1);
+		}
+	}
+	return true;
+}
+
+/* A module built before from the same program: no pass 3, no kbuild. */
+static bool use_cached_module(Run *r)
+{
+	if (sess.last_pass >= 4 && !sess.keep_tmpdir)
+		r->cache_key = program_cache_key(r->prog);
+	const char *hit = r->cache_key ? build_cache_lookup(r->cache_key) : NULL;
+	if (!hit)
+		return true;
+	verbose(1, _("Pass 3 and 4: using cached %s\n"), hit);
+	r->ko = build_deliver(hit, sess.module_name);
+	return r->ko ? true : stop(r, 1);
+}
+
+static bool pass3_translate(Run *r)
+{
+	if (r->ko)
+		return true;   /* from the cache */
+	const char *dir = NULL;
+	r->c_file = translate_program(r->prog, &r->module, &dir);
+	if (dir) {
+		source_dir = dir;
+		atexit(finish_source_dir);
+	}
+	report_pass(3, _("translated to C"));
+	if (!r->c_file || error_count)
+		return stop(r, 1);
+	if (sess.last_pass == 3) {
+		/* stap -p3 shows the generated C itself; -k also keeps it */
+		size_t len;
+		char *text = read_whole_file(r->c_file, &len);
+		if (!text) {
+			fprintf(stderr, _("tapc: cannot read %s: %s\n"), r->c_file,
+				strerror(errno));
+			return stop(r, 1);
+		}
+		fwrite(text, 1, len, stdout);
+		return stop(r, fflush(stdout) == 0 ? 0 : 1);
+	}
+	return true;
+}
+
+static bool pass4_build(Run *r)
+{
+	if (!r->ko) {
+		r->ko = build_module(r->c_file, r->module);
+		report_pass(4, _("compiled C into a kernel module"));
+		if (!r->ko || error_count)
+			return stop(r, 1);
+		if (r->cache_key)
+			build_cache_store(r->cache_key, r->ko);
+	}
+	if (sess.last_pass == 4) {
+		printf("%s\n", r->ko);
+		return stop(r, 0);
+	}
+	return true;
+}
+
+static bool pass5_run(Run *r)
+{
+	finish_source_dir();
+	r->rc = run_module(r->ko);
+	report_pass(5, _("run completed"));
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	Run r = { 0 };
+	setup(argc, argv);
+	if (no_listing(&r) &&
+	    pass1_parse(&r) &&
+	    pass2_elaborate(&r) &&
+	    can_run_here(&r) &&
+	    use_cached_module(&r) &&
+	    pass3_translate(&r) &&
+	    pass4_build(&r))
+		pass5_run(&r);
+	return r.rc;
 }

@@ -311,11 +311,9 @@ static void bind_pragmas(Node *n, Binder *b)
 			g->written = true;
 		else
 			g->read = true;
-		if (!n->aux) {
-			Vec *v = NEW(Vec);
-			n->aux = v;
-		}
-		vec_push((Vec *)n->aux, g);
+		if (!n->pragma_globals)
+			n->pragma_globals = NEW(Vec);
+		vec_push(n->pragma_globals, g);
 	}
 }
 

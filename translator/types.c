@@ -188,61 +188,33 @@ static void stats_operand(Infer *in, Node *n)
 
 static void check_format(Infer *in, Node *n)
 {
-	const char *f = n->fmt->str;
+	if (!n->format)
+		n->format = parse_format(n->fmt->str);
+	const PrintFormat *pf = n->format;
 	int arg = 0;
-	for (const char *p = f; p && *p; p++) {
-		if (*p != '%')
+	for (int i = 0; i < pf->dirs.len; i++) {
+		const FmtDirective *d = vec_get(&pf->dirs, i);
+		if (d->conv == FMT_LIT || d->conv == FMT_PERCENT)
 			continue;
-		p++;
-		if (*p == '%')
-			continue;
-		while (*p && strchr("-+ #0", *p))
-			p++;
-		for (int part = 0; part < 2; part++) {
-			if (*p == '*') {
-				if (arg < n->args.len)
-					want(vec_get(&n->args, arg),
-					     value_of(in, vec_get(&n->args, arg), TY_LONG), TY_LONG);
-				arg++;
-				p++;
-			}
-			while (*p >= '0' && *p <= '9')
-				p++;
-			if (part == 0 && *p == '.')
-				p++;
-			else
-				break;
-		}
-		while (*p == 'l' || *p == 'h' || *p == 'L' || *p == 'z' || *p == 'j')
-			p++;
-		if (!*p) {
-			if (reporting)
-				error_at(n->fmt->loc, _("incomplete conversion at the end of the "
-							"format string"));
-			return;
-		}
-		Type t;
-		if (strchr("diouxXcpb", *p))
-			t = TY_LONG;
-		else if (*p == 's')
-			t = TY_STRING;
-		else if (*p == 'm' || *p == 'M')
-			t = TY_UNKNOWN;
-		else {
-			if (reporting)
-				error_at(n->fmt->loc, _("invalid conversion '%%%c' in the format "
-							"string"), *p);
-			return;
-		}
+		int stars = (d->width == FMT_STAR) + (d->prec == FMT_STAR);
+		for (int s = 0; s < stars; s++, arg++)
+			if (arg < n->args.len)
+				want(vec_get(&n->args, arg),
+				     value_of(in, vec_get(&n->args, arg), TY_LONG), TY_LONG);
+		Type t = d->conv == FMT_STRING ? TY_STRING : TY_LONG;
 		if (arg < n->args.len) {
 			Node *a = vec_get(&n->args, arg);
 			Type got = value_of(in, a, t);
-			if (reporting && t != TY_UNKNOWN && got != TY_UNKNOWN && got != t &&
-			    got != TY_STATS)
+			if (reporting && got != TY_UNKNOWN && got != t && got != TY_STATS)
 				error_at(a->loc, _("%s: '%%%c' wants a %s, this is a %s"),
-					 n->name, *p, type_name(t), type_name(got));
+					 n->name, d->letter, type_name(t), type_name(got));
 		}
 		arg++;
+	}
+	if (pf->error) {
+		if (reporting)
+			error_at(n->fmt->loc, "%s", pf->error);
+		return;
 	}
 	if (arg != n->args.len && reporting)
 		error_at(n->loc, _("%s: the format wants %d value(s), %d given"),
@@ -290,7 +262,7 @@ static void check_regex(Node *n)
  * aggregate has no C value it could read. */
 static void check_pragmas(Node *n)
 {
-	Vec *v = n->aux;
+	Vec *v = n->pragma_globals;
 	for (int i = 0; reporting && v && i < v->len; i++) {
 		Var *g = vec_get(v, i);
 		if (g->type == TY_STATS)

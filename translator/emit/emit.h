@@ -1,8 +1,9 @@
 /* emit.h - pass 3: the resolved program as one C file for a kernel module.
  *
- * emit*.c write the globals, frames, functions and probe bodies; each
- * probe family (translator/families/) writes the kernel glue that calls the
- * bodies: callbacks, registration tables, register/unregister functions.
+ * The files of emit/ write the globals, frames, functions and probe
+ * bodies; each probe family (translator/families/) writes the kernel glue
+ * that calls the bodies: callbacks, registration tables,
+ * register/unregister functions.
  * This header is the contract between the two.
  *
  * Layout of the generated file (see runtime/DESIGN.md):
@@ -16,7 +17,7 @@
  *	begin/end/error runners, tap_on_start(), tap_on_stop(),
  *	module init/exit, #include "runtime/tap_runtime.c"
  *
- * The families begin, end, error and never are pass 3's own (emit.c):
+ * The families begin, end, error and never are pass 3's own (module.c):
  * family_emit is never called for them.
  *
  * ---- the body of probe N ----
@@ -88,7 +89,7 @@ const char *emit_fresh_name(Emitter *e, const char *prefix);
 
 typedef struct EmitProbe {
 	Probe *probe;
-	ResolvedPoint *rp;          /* probe->aux */
+	ResolvedPoint *rp;          /* probe->rp */
 	int index;                  /* N: the probe's number in the module */
 	const char *body_fn;        /* "tapp_N" */
 	const char *pp;             /* C literal: pp() of the probe */

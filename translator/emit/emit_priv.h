@@ -93,8 +93,6 @@ void emit_insert(Emitter *e, Mark m, const char *line);
 void emit_line_reset(Emitter *e);
 
 /* ---- module.c ---- */
-/* Call fn on every child slot of n that holds a node. */
-void walk_children(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx);
 const char *var_cname(Emitter *e, Var *v);       /* tapg_x / v_x */
 const char *var_ref(Emitter *e, Var *v);         /* tapg_x.v / l->v_x */
 const char *func_cname(Emitter *e, Func *f);     /* tapf_x */
@@ -137,18 +135,8 @@ Val error_val(Body *b, Loc loc, const char *msg);
 Val val_num(int64_t n);
 void where(Body *b, Loc loc, const char *what);
 
-typedef struct FmtItem {
-	int conv;               /* index into conv_names, or -1 literal */
-	int flags, width, prec;
-	const char *lit;
-	bool ok;
-} FmtItem;
-
-enum { CV_LIT, CV_PERCENT, CV_SIGNED, CV_UNSIGNED, CV_OCTAL, CV_HEX, CV_HEXU,
-       CV_POINTER, CV_CHAR, CV_STRING, CV_BINARY, CV_MEMORY, CV_MEMHEX };
-
 void fmt_item_lit(Vec *v, const char *s);
-void fmt_item_conv(Vec *v, int conv);
+FmtDirective *fmt_item_conv(Vec *v, FmtConv conv);
 void print_items(Body *b, Vec *items, Node **nodes, Val *vals, int n,
 		 const char *dst, Loc loc);
 

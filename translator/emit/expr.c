@@ -349,110 +349,32 @@ Val call_next_overload(Body *b, Func *f, Loc loc)
 
 /* ---- printing ---- */
 
+/* The runtime's names of FmtConv's kinds, in its order. */
 static const char *const conv_names[] = {
 	"TAP_CONV_LIT", "TAP_CONV_PERCENT", "TAP_CONV_SIGNED", "TAP_CONV_UNSIGNED",
 	"TAP_CONV_OCTAL", "TAP_CONV_HEX", "TAP_CONV_HEX_UPPER", "TAP_CONV_POINTER",
 	"TAP_CONV_CHAR", "TAP_CONV_STRING", "TAP_CONV_BINARY", "TAP_CONV_MEMORY",
 	"TAP_CONV_MEMORY_HEX",
 };
-#define STAR (-2)
-
-/* Parse a format the way the runtime's tap_format_parse does. */
-static int parse_format(const char *f, Vec *out)
-{
-	int nargs = 0;
-	const char *p = f;
-	while (*p) {
-		FmtItem *it = NEW(FmtItem);
-		it->width = it->prec = -1;
-		if (*p != '%') {
-			const char *s = p;
-			while (*p && *p != '%')
-				p++;
-			it->conv = CV_LIT;
-			it->lit = xstrndup(s, p - s);
-			vec_push(out, it);
-			continue;
-		}
-		const char *start = p++;
-		for (;; p++) {
-			if (*p == '-') it->flags |= 0x01;
-			else if (*p == '+') it->flags |= 0x02;
-			else if (*p == ' ') it->flags |= 0x04;
-			else if (*p == '#') it->flags |= 0x08;
-			else if (*p == '0') it->flags |= 0x10;
-			else break;
-		}
-		if (*p == '*') {
-			it->width = STAR;
-			nargs++;
-			p++;
-		} else if (*p >= '0' && *p <= '9') {
-			int w = 0;
-			while (*p >= '0' && *p <= '9') {
-				if (w < 65536)
-					w = w * 10 + (*p - '0');
-				p++;
-			}
-			it->width = w > 65536 ? 65536 : w;
-		}
-		if (*p == '.') {
-			p++;
-			if (*p == '*') {
-				it->prec = STAR;
-				nargs++;
-				p++;
-			} else {
-				int w = 0;
-				while (*p >= '0' && *p <= '9') {
-					if (w < 65536)
-						w = w * 10 + (*p - '0');
-					p++;
-				}
-				it->prec = w > 65536 ? 65536 : w;
-			}
-		}
-		while (*p == 'l' || *p == 'h' || *p == 'L' || *p == 'z' || *p == 'j' || *p == 't')
-			p++;
-		static const char convs[] = "%diuoxXpcsbmM";
-		static const int codes[] = { CV_PERCENT, CV_SIGNED, CV_SIGNED, CV_UNSIGNED,
-			CV_OCTAL, CV_HEX, CV_HEXU, CV_POINTER, CV_CHAR, CV_STRING, CV_BINARY,
-			CV_MEMORY, CV_MEMHEX };
-		const char *c = *p ? strchr(convs, *p) : NULL;
-		if (!c) {
-			if (*p)
-				p++;
-			it->conv = CV_LIT;
-			it->lit = xstrndup(start, p - start);
-			it->width = it->prec = -1;
-			it->flags = 0;
-			vec_push(out, it);
-			continue;
-		}
-		it->conv = codes[c - convs];
-		if (it->conv != CV_PERCENT)
-			nargs++;
-		p++;
-		vec_push(out, it);
-	}
-	return nargs;
-}
-
+/* Directives pass 3 makes itself: print, println, printd and $$vars have
+ * no format to parse. */
 void fmt_item_lit(Vec *v, const char *s)
 {
-	FmtItem *it = NEW(FmtItem);
-	it->conv = CV_LIT;
-	it->lit = s;
-	it->width = it->prec = -1;
-	vec_push(v, it);
+	FmtDirective *d = NEW(FmtDirective);
+	d->conv = FMT_LIT;
+	d->lit = s;
+	d->lit_len = strlen(s);
+	d->width = d->prec = FMT_UNSET;
+	vec_push(v, d);
 }
 
-void fmt_item_conv(Vec *v, int conv)
+FmtDirective *fmt_item_conv(Vec *v, FmtConv conv)
 {
-	FmtItem *it = NEW(FmtItem);
-	it->conv = conv;
-	it->width = it->prec = -1;
-	vec_push(v, it);
+	FmtDirective *d = NEW(FmtDirective);
+	d->conv = conv;
+	d->width = d->prec = FMT_UNSET;
+	vec_push(v, d);
+	return d;
 }
 
 /* The table as a static const array in the file; returns its name. */
@@ -461,15 +383,15 @@ static const char *fmt_table(Emitter *e, Vec *items)
 	const char *name = emit_fresh_name(e, "tap_fmt");
 	sb_printf(&e->decls, "static const struct tap_fmt_spec %s[] = {\n", name);
 	for (int i = 0; i < items->len; i++) {
-		FmtItem *it = vec_get(items, i);
-		if (it->conv == CV_LIT) {
-			sb_printf(&e->decls, "\tTAP_FMT_LIT(%s),\n", c_string(it->lit));
+		const FmtDirective *d = vec_get(items, i);
+		if (d->conv == FMT_LIT) {
+			sb_printf(&e->decls, "\tTAP_FMT_LIT(%s),\n", c_string(d->lit));
 			continue;
 		}
 		sb_printf(&e->decls, "\t{ .conv = %s, .flags = 0x%x, .width = %s, .prec = %s },\n",
-			  conv_names[it->conv], it->flags,
-			  it->width == STAR ? "TAP_FMT_STAR" : xsprintf("%d", it->width),
-			  it->prec == STAR ? "TAP_FMT_STAR" : xsprintf("%d", it->prec));
+			  conv_names[d->conv], d->flags,
+			  d->width == FMT_STAR ? "TAP_FMT_STAR" : xsprintf("%d", d->width),
+			  d->prec == FMT_STAR ? "TAP_FMT_STAR" : xsprintf("%d", d->prec));
 	}
 	if (!items->len)
 		sb_puts(&e->decls, "\tTAP_FMT_LIT(\"\"),\n");
@@ -480,12 +402,15 @@ static const char *fmt_table(Emitter *e, Vec *items)
 static bool has_memory_conv(Vec *items)
 {
 	for (int i = 0; i < items->len; i++) {
-		FmtItem *it = vec_get(items, i);
-		if (it->conv == CV_MEMORY || it->conv == CV_MEMHEX)
+		const FmtDirective *d = vec_get(items, i);
+		if (d->conv == FMT_MEMORY || d->conv == FMT_MEMORY_HEX)
 			return true;
 	}
 	return false;
 }
+
+/* The most values one print statement takes (its frame's argument array). */
+#define MAX_PRINT_VALUES 32
 
 /* l->a[] from the values; returns how many. */
 static int fill_args(Body *b, Node **nodes, Val *vals, int n)
@@ -499,8 +424,6 @@ static int fill_args(Body *b, Node **nodes, Val *vals, int n)
 		b->max_arg = n;
 	return n;
 }
-
-#define MAX_PRINT_ARGS 32
 
 void print_items(Body *b, Vec *items, Node **nodes, Val *vals, int n,
 			const char *dst, Loc loc)
@@ -548,7 +471,7 @@ static void print_pieces(Body *b, Node *n, bool is_s, bool ln, const char *delim
 		}
 		Val v = ex(b, a);
 		Vec items = { 0 };
-		fmt_item_conv(&items, a->type == TY_STRING ? CV_STRING : CV_SIGNED);
+		fmt_item_conv(&items, a->type == TY_STRING ? FMT_STRING : FMT_SIGNED);
 		if (is_s) {
 			const char *s = tmp_str(b);
 			print_items(b, &items, &a, &v, 1, s, n->loc);
@@ -575,9 +498,10 @@ static Val ex_print(Body *b, Node *n)
 	const char *delim = is_d && n->fmt ? n->fmt->str : NULL;
 	const char *dst = is_s ? tmp_str(b) : NULL;
 
-	if (n->args.len > MAX_PRINT_ARGS)
+	/* a translation-time limit in stap too (conformance transko/varargs) */
+	if (n->args.len > MAX_PRINT_VALUES)
 		return error_val(b, n->loc, xsprintf(_("%s takes at most %d values"), name,
-						     MAX_PRINT_ARGS));
+						     MAX_PRINT_VALUES));
 	bool hist = false;
 	for (int i = 0; i < n->args.len; i++)
 		hist |= ((Node *)vec_get(&n->args, i))->kind == N_HIST;
@@ -593,25 +517,23 @@ static Val ex_print(Body *b, Node *n)
 	ex_list(b, (Node **)n->args.data, n->args.len, vals);
 	Vec items = { 0 };
 	if (is_f) {
-		int want = parse_format(n->fmt && n->fmt->str ? n->fmt->str : "", &items);
-		if (want != n->args.len)
-			return error_val(b, n->loc, xsprintf(_("%s: the format wants %d value(s), "
-							       "%d given"), name, want,
-							     n->args.len));
+		/* pass 2 parsed the format and matched it with the values */
+		ASSERT(n->format && !n->format->error && n->format->nargs == n->args.len);
+		items = n->format->dirs;
 	} else {
 		for (int i = 0; i < n->args.len; i++) {
 			Node *a = vec_get(&n->args, i);
 			if (i && delim && *delim)
 				fmt_item_lit(&items, delim);
-			fmt_item_conv(&items, a->type == TY_STRING ? CV_STRING : CV_SIGNED);
+			fmt_item_conv(&items, a->type == TY_STRING ? FMT_STRING : FMT_SIGNED);
 		}
 		if (ln)
 			fmt_item_lit(&items, "\n");
 	}
 	/* print("text") is just the text */
-	if (!is_s && items.len == 1 && ((FmtItem *)vec_get(&items, 0))->conv == CV_LIT &&
+	if (!is_s && items.len == 1 && ((FmtDirective *)vec_get(&items, 0))->conv == FMT_LIT &&
 	    !n->args.len) {
-		emit(b->e, "tap_print(%s);", c_string(((FmtItem *)vec_get(&items, 0))->lit));
+		emit(b->e, "tap_print(%s);", c_string(((FmtDirective *)vec_get(&items, 0))->lit));
 		return val_num(0);
 	}
 	if (!is_s && !is_f && !delim && !ln && n->args.len == 1 &&
@@ -1044,7 +966,7 @@ static Val ex_stat(Body *b, Node *n)
 
 static void embedded_uses(Body *b, Node *n)
 {
-	Vec *g = n->aux;
+	Vec *g = n->pragma_globals;
 	for (int i = 0; g && i < g->len; i++) {
 		Var *v = vec_get(g, i);
 		bool wr = n->str && strstr(n->str, xsprintf("pragma:write:%s", v->name));

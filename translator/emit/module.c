@@ -69,28 +69,6 @@ const char *func_cname(Emitter *e, Func *f)
 	return unique_name(e, f, "tapf_", f->name);
 }
 
-/* ================= walking the tree ================= */
-
-void walk_children(Node *n, void (*fn)(Node **slot, void *ctx), void *ctx)
-{
-	Node **one[] = { &n->lhs, &n->rhs, &n->base, &n->cond, &n->then, &n->els,
-			 &n->init, &n->incr, &n->body, &n->fmt, &n->value, &n->limit,
-			 &n->catch_var };
-	for (size_t i = 0; i < sizeof one / sizeof one[0]; i++)
-		if (*one[i])
-			fn(one[i], ctx);
-	Vec *vecs[] = { &n->args, &n->stmts, &n->slice };
-	for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++)
-		for (int j = 0; j < vecs[i]->len; j++)
-			if (vecs[i]->data[j])
-				fn((Node **)&vecs[i]->data[j], ctx);
-	for (int j = 0; j < n->comps.len; j++) {
-		Component *c = vec_get(&n->comps, j);
-		if (c && c->index)
-			fn(&c->index, ctx);
-	}
-}
-
 /* ================= bodies: bookkeeping ================= */
 
 void body_use_global(Body *b, Var *v, bool write)
@@ -202,7 +180,7 @@ static EmitProbe *make_emit_probe(Probe *p, int index)
 	EmitProbe *ep = NEW(EmitProbe);
 	ProbePoint *pp = p->points.len ? vec_get(&p->points, 0) : NULL;
 	ep->probe = p;
-	ep->rp = p->aux;
+	ep->rp = p->rp;
 	ep->index = index;
 	ep->body_fn = xsprintf("tapp_%d", index);
 	ep->pp = c_string(point_text(ep->rp ? ep->rp->point : pp));
@@ -237,7 +215,7 @@ static void scan_entries(Node **slot, void *ctx)
 		vec_push(&b->entries, n);
 		return;   /* an @entry inside an @entry is the same save */
 	}
-	walk_children(n, scan_entries, ctx);
+	for_each_child(n, scan_entries, ctx);
 }
 
 static bool number_arg(Node *n, int64_t *v)
@@ -336,7 +314,7 @@ static void scan_stats(Node **slot, void *ctx)
 		note_hist(e, n);
 	else if (n->kind == N_STAT && n->op && !strcmp(n->op, "@variance"))
 		note_variance(e, n);
-	walk_children(n, scan_stats, ctx);
+	for_each_child(n, scan_stats, ctx);
 }
 
 /* ---- writing one body out ---- */
@@ -671,7 +649,7 @@ static void generate_func(Unit *u, Func *f, Body *b)
 		body_add_local(b, vec_get(&f->locals, i));
 	if (f->body && f->body->kind == N_EMBEDDED) {
 		/* embedded C: written out directly; its pragmas name globals */
-		Vec *g = f->body->aux;
+		Vec *g = f->body->pragma_globals;
 		for (int i = 0; g && i < g->len; i++) {
 			Var *v = vec_get(g, i);
 			const char *w = xsprintf("pragma:write:%s", v->name);
@@ -1050,7 +1028,7 @@ static void scan_reads(Node **slot, void *ctx)
 		break;
 	case N_EMBEDDED:
 	case N_EMBEDDED_EXPR: {
-		Vec *g = n->aux;
+		Vec *g = n->pragma_globals;
 		for (int i = 0; g && i < g->len; i++) {
 			Var *v = vec_get(g, i);
 			if (n->str && strstr(n->str, xsprintf("pragma:read:%s", v->name)))
@@ -1063,7 +1041,7 @@ static void scan_reads(Node **slot, void *ctx)
 	default:
 		break;
 	}
-	walk_children(n, scan_reads, ctx);
+	for_each_child(n, scan_reads, ctx);
 }
 
 static ReadScan read_scan;
@@ -1256,7 +1234,7 @@ static void sort_probes(Unit *u)
 {
 	for (int i = 0; i < u->prog->probes.len; i++) {
 		Probe *p = vec_get(&u->prog->probes, i);
-		ResolvedPoint *rp = p->aux;
+		ResolvedPoint *rp = p->rp;
 		if (!rp || rp->family->session == SESSION_NEVER)
 			continue;
 		EmitProbe *ep = make_emit_probe(p, u->eps.len);

@@ -48,23 +48,6 @@ static void need_target_macros(Emitter *e)
 	sb_puts(&e->decls, text);
 }
 
-/* A C type name for @cast's type string. */
-static const char *cast_type(const char *s)
-{
-	while (*s == ' ')
-		s++;
-	if (!strncmp(s, "struct ", 7) || !strncmp(s, "union ", 6) || !strncmp(s, "enum ", 5) ||
-	    strchr(s, '*') || strchr(s, ' '))
-		return s;
-	static const char *const basic[] = { "char", "short", "int", "long", "void",
-		"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "size_t", "pid_t",
-		"uid_t", "gid_t", "loff_t", "dev_t", "umode_t", NULL };
-	for (int i = 0; basic[i]; i++)
-		if (!strcmp(s, basic[i]))
-			return s;
-	return xsprintf("struct %s", s);
-}
-
 /* #include <header> among the declarations, once. */
 static void include_header(Emitter *e, const char *header)
 {
@@ -104,79 +87,6 @@ static void include_struct_of(Emitter *e, const char *ctype)
 		include_header(e, h);
 }
 
-typedef struct TypeScan {
-	Body *b;
-	Vec visiting;
-} TypeScan;
-
-static const char *c_type_of(TypeScan *ts, Node *n);
-
-/* The C expression, in an unevaluated null-based form, of a path's last
- * member: __typeof__ of it is the path's type. */
-static const char *null_path(const char *ptype, Vec *comps)
-{
-	const char *cur = xsprintf("((%s)0)", ptype);
-	for (int i = 0; i < comps->len; i++) {
-		Component *c = vec_get(comps, i);
-		const char *x = c->kind == COMP_MEMBER ? xsprintf("(%s)->%s", cur, c->name)
-						       : xsprintf("(%s)[0]", cur);
-		if (i == comps->len - 1)
-			return x;
-		Component *next = vec_get(comps, i + 1);
-		cur = next->kind == COMP_MEMBER
-			? xsprintf("__builtin_choose_expr(TAP_ISPTR(%s), %s, &(%s))", x, x, x)
-			: x;
-	}
-	return cur;
-}
-
-static const char *path_type(const char *ptype, Vec *comps)
-{
-	if (!ptype)
-		return NULL;
-	if (!comps->len)
-		return ptype;
-	/* + 0: an array member's value is its address */
-	return xsprintf("__typeof__((%s) + 0)", null_path(ptype, comps));
-}
-
-typedef struct Stores {
-	Var *v;
-	Vec *out;
-} Stores;
-
-static void find_stores(Node **slot, void *ctx)
-{
-	Stores *s = ctx;
-	Node *n = *slot;
-	if (n->kind == N_ASSIGN && n->op && !strcmp(n->op, "=") && n->lhs &&
-	    n->lhs->kind == N_SYMBOL && n->lhs->var == s->v)
-		vec_push(s->out, n->rhs);
-	if (n->kind == N_RETURN && !s->v && n->lhs)
-		vec_push(s->out, n->lhs);
-	walk_children(n, find_stores, ctx);
-}
-
-static const char *common_type(TypeScan *ts, Vec *srcs)
-{
-	const char *t = NULL;
-	for (int i = 0; i < srcs->len; i++) {
-		const char *u = c_type_of(ts, vec_get(srcs, i));
-		if (!u || (t && strcmp(t, u)))
-			return NULL;
-		t = u;
-	}
-	return t;
-}
-
-static bool visiting(TypeScan *ts, void *p)
-{
-	for (int i = 0; i < ts->visiting.len; i++)
-		if (vec_get(&ts->visiting, i) == p)
-			return true;
-	return false;
-}
-
 static const CtxVar *target_ctx_var(Body *b, Node *n)
 {
 	if (!b->ep || !b->ep->rp)
@@ -194,74 +104,6 @@ static void no_ctx_var(Body *b, Node *n)
 	else
 		emit_error_at(b->e, n->loc, _("context variable '%s' is not available here"),
 			      n->name);
-}
-
-/* The C pointer type a value carries, for '->' on it. */
-static const char *c_type_of(TypeScan *ts, Node *n)
-{
-	if (!n)
-		return NULL;
-	switch (n->kind) {
-	case N_CAST:
-		if (!cast_headers(ts->b->e, n, n->module))
-			return NULL;
-		return path_type(xsprintf("%s *", cast_type(n->str ? n->str : "void")),
-				 &n->comps);
-	case N_TARGET: {
-		const CtxVar *cv = target_ctx_var(ts->b, n);
-		return cv && cv->ctype ? path_type(cv->ctype, &n->comps) : NULL;
-	}
-	case N_AUTOCAST:
-		return path_type(c_type_of(ts, n->lhs), &n->comps);
-	case N_ASSIGN:
-		return n->op && !strcmp(n->op, "=") ? c_type_of(ts, n->rhs) : NULL;
-	case N_ENTRY:
-		return c_type_of(ts, n->lhs);
-	case N_TERNARY: {
-		Vec two = { 0 };
-		vec_push(&two, n->then);
-		vec_push(&two, n->els);
-		return common_type(ts, &two);
-	}
-	case N_SYMBOL: {
-		Var *v = n->var;
-		if (!v || v->scope != VS_LOCAL || visiting(ts, v))
-			return NULL;
-		Node *body = ts->b->func ? ts->b->func->body
-					 : ts->b->probe ? ts->b->probe->body : NULL;
-		if (!body)
-			return NULL;
-		vec_push(&ts->visiting, v);
-		Vec stores = { 0 };
-		Stores s = { v, &stores };
-		find_stores(&body, &s);
-		const char *t = stores.len ? common_type(ts, &stores) : NULL;
-		ts->visiting.len--;
-		return t;
-	}
-	case N_CALL: {
-		Func *f = n->func;
-		if (!f || !f->body || f->body->kind != N_BLOCK || visiting(ts, f))
-			return NULL;
-		vec_push(&ts->visiting, f);
-		Vec rets = { 0 };
-		Stores s = { NULL, &rets };
-		Node *body = f->body;
-		find_stores(&body, &s);
-		Body fb = *ts->b;
-		fb.func = f;
-		fb.probe = NULL;
-		fb.ep = NULL;
-		Body *save = ts->b;
-		ts->b = &fb;
-		const char *t = rets.len ? common_type(ts, &rets) : NULL;
-		ts->b = save;
-		ts->visiting.len--;
-		return t;
-	}
-	default:
-		return NULL;
-	}
 }
 
 /* The reader for a path: user memory in process probes. */
@@ -333,24 +175,20 @@ static const char *path_base(Body *b, Node *n, const char **ptype)
 				      b->ep->rp->family->name);
 			return NULL;
 		}
-		if (!cv->ctype) {
-			emit_error_at(b->e, n->loc, _("context variable '%s' has no known C type "
-						      "to follow"), n->name);
-			return NULL;
-		}
-		*ptype = cv->ctype;
-		include_struct_of(b->e, cv->ctype);
+		ASSERT(n->ctype_base);   /* pass 2 rejects a path without one */
+		*ptype = n->ctype_base;
+		include_struct_of(b->e, n->ctype_base);
 		return xsprintf("(unsigned long)(%s)", x);
 	}
 	if (n->kind == N_CAST) {
 		if (!cast_headers(b->e, n, n->module))
 			return NULL;
-		*ptype = xsprintf("%s *", cast_type(n->str ? n->str : "void"));
+		ASSERT(n->ctype_base);   /* pass 2 sets it on every @cast */
+		*ptype = n->ctype_base;
 		if (!n->module || !strchr(n->module, '<'))
 			include_struct_of(b->e, *ptype);
 	} else {
-		TypeScan ts = { b, { 0 } };
-		*ptype = c_type_of(&ts, n->lhs);
+		*ptype = n->ctype_base;   /* pass 2's, from the type n->lhs carries */
 		if (!*ptype) {
 			emit_error_at(b->e, n->loc, _("'->' needs a value with a known C type"));
 			return NULL;
@@ -499,15 +337,11 @@ Val ex_target_vars(Body *b, Node *n)
 		if (cv->type == TY_STRING) {
 			*v = val_c(x, false);
 			fmt_item_lit(&items, "\"");
-			fmt_item_conv(&items, CV_STRING);
+			fmt_item_conv(&items, FMT_STRING);
 			fmt_item_lit(&items, "\"");
 		} else {
 			*v = val_c(xsprintf("(int64_t)(%s)", x), false);
-			FmtItem *it = NEW(FmtItem);
-			it->conv = CV_HEX;
-			it->flags = 0x08;
-			it->width = it->prec = -1;
-			vec_push(&items, it);
+			fmt_item_conv(&items, FMT_HEX)->flags = FMT_ALT;
 		}
 		vec_push(&nodes, fake);
 		vec_push(&vals, v);
@@ -543,15 +377,7 @@ Val ex_register(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	bool user = n->op && !strcmp(n->op, "@uregister");
-	static const char *const regs[] = { "ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
-		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip" };
-	int64_t num;
-	if (!n->lhs || n->lhs->kind != N_NUMBER)
-		return error_val(b, n->loc, _("the register number must be a literal"));
-	num = n->lhs->num;
-	if (num < 0 || num >= (int64_t)(sizeof regs / sizeof regs[0]))
-		return error_val(b, n->loc, xsprintf(_("no DWARF register %lld on x86_64"),
-						     (long long)num));
+	ASSERT(n->str);   /* pass 2's register name */
 	const char *r = user ? "c->user_regs" : "c->regs";
 	const char *t = tmp_long(b);
 	where(b, n->loc, xsprintf("operator '%s'", n->op));
@@ -560,7 +386,7 @@ Val ex_register(Body *b, Node *n)
 	emit(e, "%s", err_goto(b));
 	emit_close(e, "}");
 	emit(e, "#ifdef CONFIG_X86_64");
-	emit(e, "%s = (int64_t)%s->%s;", t, r, regs[num]);
+	emit(e, "%s = (int64_t)%s->%s;", t, r, n->str);
 	emit(e, "#else");
 	emit(e, "%s = 0;", t);
 	emit(e, "#endif");
@@ -571,12 +397,8 @@ Val ex_deref(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	bool user = n->op && !strcmp(n->op, "@uderef");
-	if (n->args.len != 2)
-		return error_val(b, n->loc, xsprintf(_("%s takes a size and an address"), n->op));
+	ASSERT(n->args.len == 2);   /* pass 2 checked the size and the address */
 	Node *sz = vec_get(&n->args, 0);
-	if (sz->kind != N_NUMBER || (sz->num != 1 && sz->num != 2 && sz->num != 4 &&
-				     sz->num != 8))
-		return error_val(b, sz->loc, _("the size must be 1, 2, 4 or 8"));
 	Val a = ex(b, vec_get(&n->args, 1));
 	const char *ty = sz->num == 1 ? "u8" : sz->num == 2 ? "u16" : sz->num == 4 ? "u32" : "s64";
 	const char *t = tmp_long(b);

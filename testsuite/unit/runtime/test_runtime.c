@@ -110,91 +110,156 @@ static const char *leave(struct tap_context *c)
 	return got;
 }
 
-static const char *fmt(const char *f, const struct tap_arg *a, int n)
+/*
+ * Formats arrive as tables (tapc's pass 2 parses each format once and
+ * pass 3 writes its directives out); FMT(args, nargs, directives...) runs
+ * one.  The comment above each case is the format the table stands for.
+ */
+static size_t fmt_len;
+
+static const char *fmt(const struct tap_fmt_spec *sp, int nsp, const struct tap_arg *a, int n)
 {
 	static char buf[1024];
 
-	tap_vsnprintf(buf, sizeof(buf), f, a, n);
+	fmt_len = tap_format_spec(buf, sizeof(buf), sp, nsp, a, n);
 	return buf;
 }
+
+#define SPECS(...) ((const struct tap_fmt_spec[]){ __VA_ARGS__ })
+#define NSPECS(...) ((int)(sizeof(SPECS(__VA_ARGS__)) / sizeof(struct tap_fmt_spec)))
+#define FMT(a, n, ...) fmt(SPECS(__VA_ARGS__), NSPECS(__VA_ARGS__), a, n)
+#define LIT(s) TAP_FMT_LIT(s)
+#define CV(k, fl, w, p) { .conv = TAP_CONV_##k, .flags = (fl), .width = (w), .prec = (p) }
+#define D(k) CV(k, 0, -1, -1)
+#define LEFT TAP_FMT_LEFT
+#define PLUS TAP_FMT_PLUS
+#define SPACE TAP_FMT_SPACE
+#define ALT TAP_FMT_ALT
+#define ZERO TAP_FMT_ZERO
+#define STAR TAP_FMT_STAR
 
 /* ---- printf ---- */
 
 static void test_printf(void)
 {
 	struct tap_arg a[8];
-	struct tap_fmt_spec sp[8];
 	char buf[64];
 	const char mem[] = "ab\001\377";
+	const char *bin;
 	size_t n;
 
 #define L(v) ((struct tap_arg)TAP_ARG_LONG(v))
 #define S(v) ((struct tap_arg)TAP_ARG_STR(v))
 	a[0] = L(97); a[1] = S("alice"); a[2] = L(0x1234abcd); a[3] = L(0x1234abcd);
 	a[4] = L(0x1234abcd); a[5] = L(-1); a[6] = L(-1);
-	CHECK_STR(fmt("%c is %s; %x or %X or %p; %d or %u\n", a, 7),
+	/* "%c is %s; %x or %X or %p; %d or %u\n" */
+	CHECK_STR(FMT(a, 7, D(CHAR), LIT(" is "), D(STRING), LIT("; "), D(HEX), LIT(" or "),
+		      D(HEX_UPPER), LIT(" or "), D(POINTER), LIT("; "), D(SIGNED), LIT(" or "),
+		      D(UNSIGNED), LIT("\n")),
 		  "a is alice; 1234abcd or 1234ABCD or 0x1234abcd; -1 or 18446744073709551615\n");
 	a[0] = L(1); a[1] = L(2); a[2] = L(3);
-	CHECK_STR(fmt("%#o %#x %#X", a, 3), "01 0x2 0X3");
+	/* "%#o %#x %#X" */
+	CHECK_STR(FMT(a, 3, CV(OCTAL, ALT, -1, -1), LIT(" "), CV(HEX, ALT, -1, -1), LIT(" "),
+		      CV(HEX_UPPER, ALT, -1, -1)), "01 0x2 0X3");
 	a[0] = L(0); a[1] = L(9); a[2] = L(42);
-	CHECK_STR(fmt("%#c %#c %#c", a, 3), "\\000 \\t *");
-	a[0] = L(0);
-	CHECK_STR(fmt("[%#x] [%#o] [%.0d] [%p]", (struct tap_arg[]){L(0), L(0), L(0), L(0)}, 4),
+	/* "%#c %#c %#c" */
+	CHECK_STR(FMT(a, 3, CV(CHAR, ALT, -1, -1), LIT(" "), CV(CHAR, ALT, -1, -1), LIT(" "),
+		      CV(CHAR, ALT, -1, -1)), "\\000 \\t *");
+	/* "[%#x] [%#o] [%.0d] [%p]" */
+	CHECK_STR(FMT(((struct tap_arg[]){L(0), L(0), L(0), L(0)}), 4,
+		      LIT("["), CV(HEX, ALT, -1, -1), LIT("] ["), CV(OCTAL, ALT, -1, -1),
+		      LIT("] ["), CV(SIGNED, 0, -1, 0), LIT("] ["), D(POINTER), LIT("]")),
 		  "[0x0] [00] [0] [0x0]");
-	a[0] = L(42);
-	CHECK_STR(fmt("[%5d] [%-5d] [%05d] [%+d] [% d] [%-05d]", (struct tap_arg[]){
-		L(42), L(42), L(42), L(42), L(42), L(42)}, 6),
-		"[   42] [42   ] [00042] [+42] [ 42] [42   ]");
-	CHECK_STR(fmt("[%05d] [%+05d] [%.4d] [%8.4d] [%-8.4d|", (struct tap_arg[]){
-		L(-42), L(42), L(-42), L(42), L(42)}, 5),
-		"[-0042] [+0042] [-0042] [    0042] [0042    |");
-	CHECK_STR(fmt("[%#08x] [%#8x] [%#-8x] [%08X]", (struct tap_arg[]){
-		L(255), L(255), L(255), L(255)}, 4),
-		"[0x0000ff] [    0xff] [0xff    ] [000000FF]");
-	CHECK_STR(fmt("[%i] [%u] [%o] [%x]", (struct tap_arg[]){
-		L(INT64_MIN), L(-2), L(8), L(-1)}, 4),
-		"[-9223372036854775808] [18446744073709551614] [10] [ffffffffffffffff]");
-	CHECK_STR(fmt("[%+u] [% x]", (struct tap_arg[]){L(5), L(5)}, 2), "[5] [5]");
-	CHECK_STR(fmt("[%ld] [%lld] [%lx] [%hhd]", (struct tap_arg[]){
-		L(1), L(2), L(255), L(3)}, 4), "[1] [2] [ff] [3]");
-	CHECK_STR(fmt("[%s] [%8s] [%-8s] [%.3s] [%8.3s] [%.0s]", (struct tap_arg[]){
-		S("hello"), S("hello"), S("hello"), S("hello"), S("hello"), S("hello")}, 6),
-		"[hello] [   hello] [hello   ] [hel] [     hel] []");
-	CHECK_STR(fmt("[%*d] [%-*d] [%*d] [%.*s] [%*.*s]", (struct tap_arg[]){
-		L(4), L(7), L(4), L(7), L(-4), L(7), L(2), S("abc"), L(5), L(1), S("xyz")}, 11),
-		"[   7] [7   ] [7   ] [ab] [    x]");
-	CHECK_STR(fmt("[%3c] [%-3c] [%c]", (struct tap_arg[]){L('x'), L('y'), L('z')}, 3),
-		  "[  x] [y  ] [z]");
-	CHECK_STR(fmt("100%% [%%5d] %q", NULL, 0), "100% [%5d] %q");
-	CHECK_STR(fmt("%d %s|", NULL, 0), "0 |");	/* missing arguments */
+	/* "[%5d] [%-5d] [%05d] [%+d] [% d] [%-05d]" */
+	CHECK_STR(FMT(((struct tap_arg[]){L(42), L(42), L(42), L(42), L(42), L(42)}), 6,
+		      LIT("["), CV(SIGNED, 0, 5, -1), LIT("] ["), CV(SIGNED, LEFT, 5, -1),
+		      LIT("] ["), CV(SIGNED, ZERO, 5, -1), LIT("] ["), CV(SIGNED, PLUS, -1, -1),
+		      LIT("] ["), CV(SIGNED, SPACE, -1, -1), LIT("] ["),
+		      CV(SIGNED, LEFT | ZERO, 5, -1), LIT("]")),
+		  "[   42] [42   ] [00042] [+42] [ 42] [42   ]");
+	/* "[%05d] [%+05d] [%.4d] [%8.4d] [%-8.4d|" */
+	CHECK_STR(FMT(((struct tap_arg[]){L(-42), L(42), L(-42), L(42), L(42)}), 5,
+		      LIT("["), CV(SIGNED, ZERO, 5, -1), LIT("] ["), CV(SIGNED, PLUS | ZERO, 5, -1),
+		      LIT("] ["), CV(SIGNED, 0, -1, 4), LIT("] ["), CV(SIGNED, 0, 8, 4),
+		      LIT("] ["), CV(SIGNED, LEFT, 8, 4), LIT("|")),
+		  "[-0042] [+0042] [-0042] [    0042] [0042    |");
+	/* "[%#08x] [%#8x] [%#-8x] [%08X]" */
+	CHECK_STR(FMT(((struct tap_arg[]){L(255), L(255), L(255), L(255)}), 4,
+		      LIT("["), CV(HEX, ALT | ZERO, 8, -1), LIT("] ["), CV(HEX, ALT, 8, -1),
+		      LIT("] ["), CV(HEX, ALT | LEFT, 8, -1), LIT("] ["),
+		      CV(HEX_UPPER, ZERO, 8, -1), LIT("]")),
+		  "[0x0000ff] [    0xff] [0xff    ] [000000FF]");
+	/* "[%i] [%u] [%o] [%x]" */
+	CHECK_STR(FMT(((struct tap_arg[]){L(INT64_MIN), L(-2), L(8), L(-1)}), 4,
+		      LIT("["), D(SIGNED), LIT("] ["), D(UNSIGNED), LIT("] ["), D(OCTAL),
+		      LIT("] ["), D(HEX), LIT("]")),
+		  "[-9223372036854775808] [18446744073709551614] [10] [ffffffffffffffff]");
+	/* "[%+u] [% x]": '+' and ' ' are for %d and %i only */
+	CHECK_STR(FMT(((struct tap_arg[]){L(5), L(5)}), 2, LIT("["), CV(UNSIGNED, PLUS, -1, -1),
+		      LIT("] ["), CV(HEX, SPACE, -1, -1), LIT("]")), "[5] [5]");
+	/* "[%s] [%8s] [%-8s] [%.3s] [%8.3s] [%.0s]" */
+	CHECK_STR(FMT(((struct tap_arg[]){S("hello"), S("hello"), S("hello"), S("hello"),
+				      S("hello"), S("hello")}), 6,
+		      LIT("["), D(STRING), LIT("] ["), CV(STRING, 0, 8, -1), LIT("] ["),
+		      CV(STRING, LEFT, 8, -1), LIT("] ["), CV(STRING, 0, -1, 3), LIT("] ["),
+		      CV(STRING, 0, 8, 3), LIT("] ["), CV(STRING, 0, -1, 0), LIT("]")),
+		  "[hello] [   hello] [hello   ] [hel] [     hel] []");
+	/* "[%*d] [%-*d] [%*d] [%.*s] [%*.*s]": a negative '*' width means '-' */
+	CHECK_STR(FMT(((struct tap_arg[]){L(4), L(7), L(4), L(7), L(-4), L(7), L(2), S("abc"),
+				      L(5), L(1), S("xyz")}), 11,
+		      LIT("["), CV(SIGNED, 0, STAR, -1), LIT("] ["), CV(SIGNED, LEFT, STAR, -1),
+		      LIT("] ["), CV(SIGNED, 0, STAR, -1), LIT("] ["), CV(STRING, 0, -1, STAR),
+		      LIT("] ["), CV(STRING, 0, STAR, STAR), LIT("]")),
+		  "[   7] [7   ] [7   ] [ab] [    x]");
+	/* "[%3c] [%-3c] [%c]" */
+	CHECK_STR(FMT(((struct tap_arg[]){L('x'), L('y'), L('z')}), 3,
+		      LIT("["), CV(CHAR, 0, 3, -1), LIT("] ["), CV(CHAR, LEFT, 3, -1), LIT("] ["),
+		      D(CHAR), LIT("]")), "[  x] [y  ] [z]");
+	/* "100%% [%%5d]" */
+	CHECK_STR(FMT(NULL, 0, LIT("100"), D(PERCENT), LIT(" ["), D(PERCENT), LIT("5d]")),
+		  "100% [%5d]");
+	/* "%d %s|" with no values: missing ones read as 0 and "" */
+	CHECK_STR(FMT(NULL, 0, D(SIGNED), LIT(" "), D(STRING), LIT("|")), "0 |");
 	/* %M: hex of precision bytes; %m: raw bytes */
-	CHECK_STR(fmt("[%.4M] [%M] [%10.2M] [%-6.2M]", (struct tap_arg[]){
-		L((long)mem), L((long)mem), L((long)mem), L((long)mem)}, 4),
-		"[616201ff] [61] [      6162] [6162  ]");
-	CHECK_STR(fmt("[%.2m] [%4.2m] [%-4.2m] [%m]", (struct tap_arg[]){
-		L((long)mem), L((long)mem), L((long)mem), L((long)mem)}, 4),
-		"[ab] [  ab] [ab  ] [a]");
-	CHECK_STR(fmt("[%.*M]", (struct tap_arg[]){L(3), L((long)mem)}, 2), "[616201]");
-	/* %b: raw little-endian bytes (x86-64 host order) */
-	n = tap_vsnprintf(buf, sizeof(buf), "%b|%1b|%2b|%4b|%8b", (struct tap_arg[]){
-		L(0x0102030405060708LL), L(0x41), L(0x4241), L(0x44434241), L(0x4847464544434241LL)}, 5);
+	/* "[%.4M] [%M] [%10.2M] [%-6.2M]" */
+	CHECK_STR(FMT(((struct tap_arg[]){L((long)mem), L((long)mem), L((long)mem),
+				      L((long)mem)}), 4,
+		      LIT("["), CV(MEMORY_HEX, 0, -1, 4), LIT("] ["), D(MEMORY_HEX), LIT("] ["),
+		      CV(MEMORY_HEX, 0, 10, 2), LIT("] ["), CV(MEMORY_HEX, LEFT, 6, 2), LIT("]")),
+		  "[616201ff] [61] [      6162] [6162  ]");
+	/* "[%.2m] [%4.2m] [%-4.2m] [%m]" */
+	CHECK_STR(FMT(((struct tap_arg[]){L((long)mem), L((long)mem), L((long)mem),
+				      L((long)mem)}), 4,
+		      LIT("["), CV(MEMORY, 0, -1, 2), LIT("] ["), CV(MEMORY, 0, 4, 2), LIT("] ["),
+		      CV(MEMORY, LEFT, 4, 2), LIT("] ["), D(MEMORY), LIT("]")),
+		  "[ab] [  ab] [ab  ] [a]");
+	/* "[%.*M]" */
+	CHECK_STR(FMT(((struct tap_arg[]){L(3), L((long)mem)}), 2,
+		      LIT("["), CV(MEMORY_HEX, 0, -1, STAR), LIT("]")), "[616201]");
+	/* "%b|%1b|%2b|%4b|%8b": raw little-endian bytes (x86-64 host order) */
+	bin = FMT(((struct tap_arg[]){L(0x0102030405060708LL), L(0x41), L(0x4241),
+				      L(0x44434241), L(0x4847464544434241LL)}), 5,
+		  D(BINARY), LIT("|"), CV(BINARY, 0, 1, -1), LIT("|"), CV(BINARY, 0, 2, -1),
+		  LIT("|"), CV(BINARY, 0, 4, -1), LIT("|"), CV(BINARY, 0, 8, -1));
+	n = fmt_len;
 	CHECK_INT(n, 8 + 1 + 1 + 1 + 2 + 1 + 4 + 1 + 8);
-	CHECK_INT(memcmp(buf, "\x08\x07\x06\x05\x04\x03\x02\x01|A|AB|ABCD|ABCDEFGH", n), 0);
-	/* truncation: returns the needed length, keeps size - 1 bytes */
-	n = tap_vsnprintf(buf, 6, "%s-%d", (struct tap_arg[]){S("abcdef"), L(12)}, 2);
+	CHECK_INT(memcmp(bin, "\x08\x07\x06\x05\x04\x03\x02\x01|A|AB|ABCD|ABCDEFGH", n), 0);
+	/* truncation: returns the needed length, keeps size - 1 bytes ("%s-%d") */
+	n = tap_format_spec(buf, 6, SPECS(D(STRING), LIT("-"), D(SIGNED)), 3,
+			    (struct tap_arg[]){S("abcdef"), L(12)}, 2);
 	CHECK_INT(n, 9);
 	CHECK_STR(buf, "abcde");
-	/* the parsed table gives the same as parsing on the fly */
-	CHECK_INT(tap_format_parse("x=%-4d|%s\n", sp, 8), 5);
-	CHECK_INT(sp[1].conv, TAP_CONV_SIGNED);
-	CHECK_INT(sp[1].width, 4);
-	CHECK_INT(sp[1].flags, TAP_FMT_LEFT);
-	tap_format_spec(buf, sizeof(buf), sp, 5, (struct tap_arg[]){L(3), S("s")}, 2);
+	/* "x=%-4d|%s\n" */
+	tap_format_spec(buf, sizeof(buf), SPECS(LIT("x="), CV(SIGNED, LEFT, 4, -1), LIT("|"),
+						D(STRING), LIT("\n")), 5,
+			(struct tap_arg[]){L(3), S("s")}, 2);
 	CHECK_STR(buf, "x=3   |s\n");
-	/* huge widths are clamped, not looped over */
-	n = tap_vsnprintf(buf, sizeof(buf), "%*d", (struct tap_arg[]){L(INT64_MAX), L(1)}, 2);
+	/* huge widths are clamped, not looped over ("%*d") */
+	n = tap_format_spec(buf, sizeof(buf), SPECS(CV(SIGNED, 0, STAR, -1)), 1,
+			    (struct tap_arg[]){L(INT64_MAX), L(1)}, 2);
 	CHECK_INT(n, 65536);
-	n = tap_vsnprintf(buf, sizeof(buf), "%*d", (struct tap_arg[]){L(INT64_MIN), L(1)}, 2);
+	n = tap_format_spec(buf, sizeof(buf), SPECS(CV(SIGNED, 0, STAR, -1)), 1,
+			    (struct tap_arg[]){L(INT64_MIN), L(1)}, 2);
 	CHECK_INT(n, 65536);
 }
 
@@ -213,7 +278,9 @@ static void test_print_output(void)
 	CHECK_INT(tap_printf_spec(c, f, 5, a, 2), 0);
 	tap_print("x");
 	tap_printf("%d-%s\n", 7, "y");
-	CHECK_INT(tap_printf_fmt(c, "%.2m", (struct tap_arg[]){TAP_ARG_LONG(0)}, 1), -1);
+	/* "%.2m" of address 0 */
+	CHECK_INT(tap_printf_spec(c, SPECS(CV(MEMORY, 0, -1, 2)), 1,
+				  (struct tap_arg[]){TAP_ARG_LONG(0)}, 1), -1);
 	CHECK_STR(leave(c), "pid 42 name bash  |\nx7-y\n");
 	CHECK_STR(last_msg, "read fault at 0x0");
 }
