@@ -371,6 +371,9 @@ tapc_dist_files = \
 	testsuite/golden/sem/alias_wildcard.stp \
 	testsuite/golden/sem/arrays_stats.err \
 	testsuite/golden/sem/arrays_stats.stp \
+	testsuite/golden/sem/autocast_write.args \
+	testsuite/golden/sem/autocast_write.err \
+	testsuite/golden/sem/autocast_write.stp \
 	testsuite/golden/sem/badlib/semtest_broken.stp \
 	testsuite/golden/sem/badlib/semtest_fine.stp \
 	testsuite/golden/sem/brace_sufficient.p2 \
@@ -409,8 +412,15 @@ tapc_dist_files = \
 	testsuite/golden/sem/overload_unreachable.args \
 	testsuite/golden/sem/overload_unreachable.err \
 	testsuite/golden/sem/overload_unreachable.stp \
+	testsuite/golden/sem/pass3_errors_in_pass2.args \
+	testsuite/golden/sem/pass3_errors_in_pass2.err \
+	testsuite/golden/sem/pass3_errors_in_pass2.stp \
 	testsuite/golden/sem/printf_check.err \
 	testsuite/golden/sem/printf_check.stp \
+	testsuite/golden/sem/printf_formats.p2 \
+	testsuite/golden/sem/printf_formats.stp \
+	testsuite/golden/sem/printf_formats_bad.err \
+	testsuite/golden/sem/printf_formats_bad.stp \
 	testsuite/golden/sem/return_write.args \
 	testsuite/golden/sem/return_write.p2 \
 	testsuite/golden/sem/return_write.stp \
@@ -728,6 +738,7 @@ tapc_dist_files = \
 	translator/families/registry.c \
 	translator/families/timer.c \
 	translator/families/tracepoint.c \
+	translator/format.c \
 	translator/lex.c \
 	translator/lex.h \
 	translator/listing.c \
