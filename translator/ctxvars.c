@@ -474,6 +474,14 @@ static void check_node(Node **slot, void *ctx)
 	Checker *ck = ctx;
 	Scope *sc = ck->sc;
 	Node *n = *slot;
+	if (n->deref && (is_target_like(n) || n->kind == N_TARGET_VARS)) {
+		/* $var$, $var$$, @cast(...)$, $$parms$ ... print a value with
+		 * its type's layout, which only debug information gives */
+		error_at(n->loc, _("pretty-printing with '%s' needs debug information, "
+				   "which tapc does not read yet"), n->deref);
+		for_each_child(n, check_node, ck);
+		return;
+	}
 	switch (n->kind) {
 	case N_AUTOCAST:
 		check_autocast(ck, n);
@@ -509,6 +517,12 @@ static void check_node(Node **slot, void *ctx)
 		else if (n->name && strstr(n->name, "return") && sc->rp && !sc->rp->is_return)
 			error_at(n->loc, _("'%s' is only available in .return probes"),
 				 n->name);
+		else if (sc->rp && sc->rp->needs_debuginfo)
+			/* the variables of such a point come from debug
+			 * information: without it the list would be empty */
+			error_at(n->loc, _("'%s' in probe '%s' needs debug information, "
+					   "which tapc does not read yet"), n->name,
+				 probe_text(sc));
 		n->type = TY_STRING;
 		return;
 	case N_ENTRY:
