@@ -41,6 +41,18 @@ static Var *find_global(const char *name, SrcFile *from)
 	return v;
 }
 
+/* A global that tapset code at LOC uses and no tapset declares: the
+ * library is broken, the script is not to blame.  true when LOC is in a
+ * tapset (and the error is given). */
+static bool tapset_global_missing(Loc loc, const char *name)
+{
+	if (!loc.file || !loc.file->is_tapset)
+		return false;
+	error_at(loc, _("no tapset defines the global '%s' that this tapset uses "
+			"(the tapset library is incomplete)"), name);
+	return true;
+}
+
 /* ---- functions ---- */
 
 static bool func_visible(Func *f, SrcFile *from)
@@ -248,8 +260,9 @@ static Var *bind_array(Scope *sc, Node *sym, int arity)
 	Var *l = find_local(sc, sym->name);
 	Var *g = l ? NULL : find_global(sym->name, sc->file);
 	if (!g) {
-		error_at(sym->loc, _("unresolved arity-%d global array '%s', missing "
-				     "global declaration?"), arity, sym->name);
+		if (!tapset_global_missing(sym->loc, sym->name))
+			error_at(sym->loc, _("unresolved arity-%d global array '%s', missing "
+					     "global declaration?"), arity, sym->name);
 		return NULL;
 	}
 	return g;
@@ -304,7 +317,9 @@ static void bind_pragmas(Node *n, Binder *b)
 		const char *name = intern_n(s, len);
 		Var *g = find_global(name, b->sc->file);
 		if (!g) {
-			error_at(n->loc, _("embedded code names unknown global '%s'"), name);
+			if (!tapset_global_missing(n->loc, name))
+				error_at(n->loc, _("embedded code names unknown global '%s'"),
+					 name);
 			continue;
 		}
 		if (wr)
@@ -438,8 +453,9 @@ void check_condition_node(Node **slot, void *ctx)
 	case N_SYMBOL:
 		n->var = find_global(n->name, sc->file);
 		if (!n->var) {
-			error_at(n->loc, _("probe condition may only use global variables, "
-					   "not '%s'"), n->name);
+			if (!tapset_global_missing(n->loc, n->name))
+				error_at(n->loc, _("probe condition may only use global "
+						   "variables, not '%s'"), n->name);
 			n->var = new_local(sc, n);
 		}
 		return;
@@ -471,7 +487,7 @@ void check_condition_node(Node **slot, void *ctx)
 		if (n->base && n->base->kind == N_SYMBOL) {
 			n->base->var = find_global(n->base->name, sc->file);
 			n->var = n->base->var;
-			if (!n->var)
+			if (!n->var && !tapset_global_missing(n->base->loc, n->base->name))
 				error_at(n->base->loc, _("probe condition may only use global "
 							 "variables, not '%s'"), n->base->name);
 			else
