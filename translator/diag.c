@@ -44,7 +44,8 @@ static void show_source_line(Loc loc)
 }
 
 /*
- * Messages already printed, as interned "file:line:col: what: text" keys in
+ * Messages already printed, as interned "file:line:col: what: text" keys
+ * (the file by its SrcFile, so two inputs of one name stay apart) in
  * an open-addressing set of pointers.  One handler expanded into many
  * probes (syscall.*, an alias) is checked once per probe; the same message
  * at the same place is printed once, and the notes after a repeat are
@@ -92,9 +93,9 @@ static void report(Loc loc, const char *what, const char *color, bool dedup,
 	bool c = use_color();
 	StrBuf msg = { 0 };
 	sb_vprintf(&msg, fmt, ap);
-	const char *key = !dedup ? NULL : intern(xsprintf("%s:%d:%d: %s: %s",
-					  loc.file ? loc.file->name : "", loc.line,
-					  loc.col, what, sb_cstr(&msg)));
+	const char *key = !dedup ? NULL : intern(xsprintf("%p:%d:%d: %s: %s",
+					  (void *)loc.file, loc.line, loc.col, what,
+					  sb_cstr(&msg)));
 	if (dedup)
 		repeat_dropped = !first_time(key);
 	if (dedup && repeat_dropped) {
