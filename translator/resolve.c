@@ -174,6 +174,36 @@ static Func *link_overloads(Vec *cands)
 	return vec_get(cands, 0);
 }
 
+static void add_name_once(Vec *names, const char *name)
+{
+	for (int i = 0; i < names->len; i++)
+		if (vec_get(names, i) == name)
+			return;
+	vec_push(names, (void *)name);
+}
+
+/* Near names of an unknown function: the functions loaded (the script's,
+ * private ones only from their own file) and every function of the
+ * tapset index, loaded or not.  Names starting with '_' are the
+ * library's internals, offered only for a name that starts with one. */
+static const char *similar_functions(Scope *sc, const char *name)
+{
+	Vec names = { 0 };
+	bool internal = name[0] == '_';
+	for (int i = 0; i < func_pool.len; i++) {
+		Func *f = vec_get(&func_pool, i);
+		if (func_visible(f, sc->file) && (internal || f->name[0] != '_'))
+			add_name_once(&names, f->name);
+	}
+	const Vec *lib = tapset_function_names();
+	for (int i = 0; i < lib->len; i++) {
+		const char *f = vec_get(lib, i);
+		if (internal || f[0] != '_')
+			add_name_once(&names, f);
+	}
+	return similar_names(name, &names);
+}
+
 static Func *resolve_call(Scope *sc, Node *call)
 {
 	const char *name = call->name;
@@ -197,11 +227,10 @@ static Func *resolve_call(Scope *sc, Node *call)
 					      "%d given, it takes %d"),
 				 name, arity, o ? o->params.len : 0);
 		} else {
-			Vec names = { 0 };
-			for (int i = 0; i < func_pool.len; i++)
-				vec_push(&names, (void *)((Func *)vec_get(&func_pool, i))->name);
-			error_at(call->loc, _("unresolved function '%s'%s"), name,
-				 similar_names(name, &names));
+			error_at(call->loc, _("unresolved function '%s'"), name);
+			const char *sim = similar_functions(sc, name);
+			if (*sim)
+				note_at(call->loc, _("did you mean one of these?%s"), sim);
 		}
 		return NULL;
 	}
