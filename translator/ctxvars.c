@@ -545,7 +545,7 @@ static void check_node(Node **slot, void *ctx)
 		/* $var$, $var$$, @cast(...)$, $$parms$ ... print a value with
 		 * its type's layout, which only debug information gives */
 		error_at(n->loc, _("pretty-printing with '%s' needs debug information, "
-				   "which tapc does not read yet"), n->deref);
+				   "which is not supported yet"), n->deref);
 		for_each_child(n, check_node, ck);
 		return;
 	}
@@ -589,7 +589,7 @@ static void check_node(Node **slot, void *ctx)
 			/* the variables of such a point come from debug
 			 * information: without it the list would be empty */
 			error_at(n->loc, _("'%s' in probe '%s' needs debug information, "
-					   "which tapc does not read yet"), n->name,
+					   "which is not supported yet"), n->name,
 				 probe_text(sc));
 		n->type = TY_STRING;
 		return;
