@@ -157,7 +157,7 @@ void tap_context_exit(struct tap_context *c)
 	    c->state == TAP_STATE_RUNNING && !c->last_error && !tap_suppress_errors &&
 	    atomic_cmpxchg(&tap_skipped_reported, 0, 1) == 0) {
 		c->last_stmt = NULL;
-		tap_error(c, "Skipped too many probes, check MAXSKIPPED or try again with stap -t for more details.");
+		tap_error(c, "Skipped too many probes, check MAXSKIPPED (the skips by reason are counted at exit).");
 	}
 	if (c->last_error && !c->aborted)
 		tap_report_error(c);

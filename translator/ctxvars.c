@@ -4,6 +4,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* The target's header folders, in search order (families/family.h) */
+const Vec *kernel_header_dirs(void);
+const char *kernel_arch_dir(void);
 
 /* ---- context variables, @entry, guru-only things ---- */
 
@@ -106,6 +111,66 @@ static void check_target(Checker *ck, Node *n, bool written)
 				   "mode (-g)"), name);
 }
 
+/* ---- @cast(p, "type", "kernel<header>") ---- */
+
+/* A header as #include names it: a path in the tree ("include/linux/x.h",
+ * "arch/x86/include/asm/y.h") loses everything up to its include/. */
+static const char *include_name(const char *h)
+{
+	if (!strncmp(h, "include/", 8))
+		return h + 8;
+	const char *inc = strstr(h, "/include/");
+	if (!strncmp(h, "arch/", 5) && inc)
+		return inc + 9;
+	return h;
+}
+
+/* H (as #include names it) is in an include folder of the target's
+ * kbuild (source tree and build tree, Debian's -common split included);
+ * true when the target has no headers to look in (pass 4 says so). */
+static bool kernel_header_exists(const char *h)
+{
+	const Vec *dirs = kernel_header_dirs();
+	const char *arch = kernel_arch_dir();
+	const char *subs[] = { "include", "include/uapi", "include/generated",
+		"include/generated/uapi", xsprintf("arch/%s/include", arch),
+		xsprintf("arch/%s/include/uapi", arch),
+		xsprintf("arch/%s/include/generated", arch),
+		xsprintf("arch/%s/include/generated/uapi", arch) };
+	for (int i = 0; i < dirs->len; i++)
+		for (size_t j = 0; j < sizeof subs / sizeof subs[0]; j++)
+			if (access(xsprintf("%s/%s/%s", (char *)vec_get(dirs, i), subs[j], h),
+				   R_OK) == 0)
+				return true;
+	return !dirs->len;
+}
+
+/* "kernel<include/linux/sched.h><linux/fs.h>": each header must be one
+ * the module can include; the node keeps the names #include takes
+ * ("kernel<linux/sched.h><linux/fs.h>") for pass 3. */
+static void check_cast_headers(Node *n)
+{
+	const char *m = n->module;
+	if (!m || strncmp(m, "kernel<", 7))
+		return;
+	StrBuf out = { 0 };
+	sb_puts(&out, "kernel");
+	for (const char *p = strchr(m, '<'); p; p = strchr(p, '<')) {
+		const char *end = strchr(p, '>');
+		if (!end)
+			break;
+		const char *h = xstrndup(p + 1, end - p - 1);
+		const char *inc = include_name(h);
+		if (!*inc || !kernel_header_exists(inc))
+			error_at(n->loc, _("no header '%s' in the kernel headers of %s"), h,
+				 target_release());
+		sb_printf(&out, "<%s>", inc);
+		p = end;
+	}
+	n->module = intern(sb_cstr(&out));
+	sb_free(&out);
+}
+
 static void check_node(Node **slot, void *ctx);
 static void check_autocast(Checker *ck, Node *n);
 
@@ -125,6 +190,8 @@ static void check_write(Checker *ck, Node *lhs)
 		return;
 	}
 	if (is_target_like(lhs)) {
+		if (lhs->kind == N_CAST)
+			check_cast_headers(lhs);
 		if (lhs->deref)
 			error_at(lhs->loc, _("cannot assign to a pretty-printed value"));
 		else if (!sess.guru)
@@ -475,11 +542,20 @@ static void check_node(Node **slot, void *ctx)
 	Checker *ck = ctx;
 	Scope *sc = ck->sc;
 	Node *n = *slot;
+	if (n->deref && (is_target_like(n) || n->kind == N_TARGET_VARS)) {
+		/* $var$, $var$$, @cast(...)$, $$parms$ ... print a value with
+		 * its type's layout, which only debug information gives */
+		error_at(n->loc, _("pretty-printing with '%s' needs debug information, "
+				   "which is not supported yet"), n->deref);
+		for_each_child(n, check_node, ck);
+		return;
+	}
 	switch (n->kind) {
 	case N_AUTOCAST:
 		check_autocast(ck, n);
 		break;
 	case N_CAST:
+		check_cast_headers(n);
 		set_path_types(sc, n);
 		break;
 	case N_REGISTER:
@@ -510,6 +586,12 @@ static void check_node(Node **slot, void *ctx)
 		else if (n->name && strstr(n->name, "return") && sc->rp && !sc->rp->is_return)
 			error_at(n->loc, _("'%s' is only available in .return probes"),
 				 n->name);
+		else if (sc->rp && sc->rp->needs_debuginfo)
+			/* the variables of such a point come from debug
+			 * information: without it the list would be empty */
+			error_at(n->loc, _("'%s' in probe '%s' needs debug information, "
+					   "which is not supported yet"), n->name,
+				 probe_text(sc));
 		n->type = TY_STRING;
 		return;
 	case N_ENTRY:

@@ -146,16 +146,72 @@ static void show_source_line(Loc loc)
 	sb_free(&under);
 }
 
-static void report(Loc loc, const char *what, const char *color,
+/*
+ * Messages already printed, as interned "file:line:col: what: text" keys
+ * (the file by its SrcFile, so two inputs of one name stay apart) in
+ * an open-addressing set of pointers.  One handler expanded into many
+ * probes (syscall.*, an alias) is checked once per probe; the same message
+ * at the same place is printed once, and the notes after a repeat are
+ * dropped with it.
+ */
+static const char **seen;
+static size_t seen_cap, seen_count;
+static bool repeat_dropped;
+
+static size_t seen_slot(const char **tab, size_t cap, const char *key)
+{
+	size_t j = ((uintptr_t)key >> 4) * 0x9e3779b97f4a7c15ull & (cap - 1);
+	while (tab[j] && tab[j] != key)
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
+/* true the first time KEY is offered */
+static bool first_time(const char *key)
+{
+	if (seen_count * 2 >= seen_cap) {
+		size_t ncap = seen_cap ? seen_cap * 2 : 256;
+		const char **ntab = xrealloc_heap(NULL, ncap * sizeof *ntab);
+		memset(ntab, 0, ncap * sizeof *ntab);
+		for (size_t i = 0; i < seen_cap; i++)
+			if (seen[i])
+				ntab[seen_slot(ntab, ncap, seen[i])] = seen[i];
+		free(seen);
+		seen = ntab;
+		seen_cap = ncap;
+	}
+	size_t j = seen_slot(seen, seen_cap, key);
+	if (seen[j])
+		return false;
+	seen[j] = key;
+	seen_count++;
+	return true;
+}
+
+/* An error or a warning (dedup) or a note (printed after its own, unless
+ * that was a repeat).  True when it was printed. */
+static bool report(Loc loc, const char *what, const char *color, bool dedup,
 		   const char *fmt, va_list ap)
 {
 	bool c = use_color();
+	StrBuf msg = { 0 };
+	sb_vprintf(&msg, fmt, ap);
+	const char *key = !dedup ? NULL : intern(xsprintf("%p:%d:%d: %s: %s",
+					  (void *)loc.file, loc.line, loc.col, what,
+					  sb_cstr(&msg)));
+	if (dedup)
+		repeat_dropped = !first_time(key);
+	if (dedup && repeat_dropped) {
+		sb_free(&msg);
+		return false;
+	}
 	if (loc.file && loc.line > 0)
 		fprintf(stderr, "%s:%d:%d: ", loc.file->name, loc.line, loc.col);
-	fprintf(stderr, "%s%s:%s ", c ? color : "", what, c ? "\033[0m" : "");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s%s:%s %s\n", c ? color : "", what, c ? "\033[0m" : "",
+		sb_cstr(&msg));
+	sb_free(&msg);
 	show_source_line(loc);
+	return true;
 }
 
 void verror_at(Loc loc, const char *fmt, va_list ap)
@@ -163,8 +219,8 @@ void verror_at(Loc loc, const char *fmt, va_list ap)
 	error_count++;
 	if (quiet)
 		return;
-	report(loc, _("error"), "\033[1;31m", fmt, ap);
-	if (error_limit && ++errors_shown >= error_limit)
+	if (report(loc, _("error"), "\033[1;31m", true, fmt, ap) &&
+	    error_limit && ++errors_shown >= error_limit)
 		fatal(_("stopping after %d errors"), errors_shown);
 }
 
@@ -188,7 +244,7 @@ void warning_at(Loc loc, const char *fmt, ...)
 	} else {
 		warning_count++;
 		if (!quiet)
-			report(loc, _("warning"), "\033[1;35m", fmt, ap);
+			report(loc, _("warning"), "\033[1;35m", true, fmt, ap);
 	}
 	va_end(ap);
 }
@@ -196,10 +252,10 @@ void warning_at(Loc loc, const char *fmt, ...)
 void note_at(Loc loc, const char *fmt, ...)
 {
 	va_list ap;
-	if (quiet)
+	if (quiet || repeat_dropped)
 		return;
 	va_start(ap, fmt);
-	report(loc, _("note"), "\033[1;36m", fmt, ap);
+	report(loc, _("note"), "\033[1;36m", false, fmt, ap);
 	va_end(ap);
 }
 
@@ -222,7 +278,7 @@ void warning_plain(const char *fmt, ...)
 	} else {
 		warning_count++;
 		if (!quiet)
-			report(NOLOC, _("warning"), "\033[1;35m", fmt, ap);
+			report(NOLOC, _("warning"), "\033[1;35m", true, fmt, ap);
 	}
 	va_end(ap);
 }

@@ -12,6 +12,8 @@
  * returned vector holds path strings (interned); NULL when none. */
 const Vec *tapset_files_for_function(const char *name);
 const Vec *tapset_files_for_global(const char *name);
+/* every function of the tapset files that parse (or are not read yet) */
+const Vec *tapset_function_names(void);
 /* Every alias name (dotted text) the tapsets define, with its files. */
 int tapset_alias_count(void);
 const char *tapset_alias_name(int i);

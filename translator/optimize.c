@@ -481,6 +481,28 @@ static void clean_scope(Scope *sc)
 	clean_stmt(body_slot(sc), &c);
 }
 
+/* "did you mean": the near names of a never-assigned local among the
+ * scope's assigned locals, its parameters and the script's globals. */
+static void note_similar_local(Scope *sc, Var *v, Uses *u)
+{
+	Vec names = { 0 };
+	for (int i = 0; i < sc->locals->len; i++) {
+		Var *w = vec_get(sc->locals, i);
+		if (w != v && vec_contains(&u->written, w))
+			vec_push(&names, (void *)w->name);
+	}
+	for (int i = 0; sc->func && i < sc->func->params.len; i++)
+		vec_push(&names, (void *)((Var *)vec_get(&sc->func->params, i))->name);
+	for (int i = 0; i < global_pool.len; i++) {
+		Var *g = vec_get(&global_pool, i);
+		if (!g->from_tapset && (!g->is_private || g->file == v->file))
+			vec_push(&names, (void *)g->name);
+	}
+	const char *sim = similar_names(v->name, &names);
+	if (*sim)
+		note_at(v->loc, _("did you mean one of these?%s"), sim);
+}
+
 static void warn_never_assigned(Scope *sc)
 {
 	if (sc->from_tapset)
@@ -492,8 +514,10 @@ static void warn_never_assigned(Scope *sc)
 	for (int i = 0; i < sc->locals->len; i++) {
 		Var *v = vec_get(sc->locals, i);
 		if (vec_contains(&u.read, v) && !vec_contains(&u.written, v) &&
-		    !(v->loc.file && v->loc.file->is_tapset))
+		    !(v->loc.file && v->loc.file->is_tapset) && !sess.suppress_warnings) {
 			warning_at(v->loc, _("never-assigned local variable '%s'"), v->name);
+			note_similar_local(sc, v, &u);
+		}
 	}
 }
 

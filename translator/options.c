@@ -45,12 +45,9 @@ static void usage(FILE *out)
 "  -b                bulk mode: one output file per CPU\n"
 "  -s NUM            NUM megabytes of transport buffer per CPU\n"
 "  -o FILE           write the output to FILE\n"
-"  -S SIZE[,N]       switch output files after SIZE megabytes, keep N\n"
-"  -F                load the module and detach\n"
 "  -c CMD            run CMD while the probes are active; target() is its pid\n"
 "  -x PID            set target() to PID\n"
 "  -T SECONDS        stop the script after SECONDS\n"
-"  -t                collect probe timing statistics\n"
 "  --compatible=VERSION      behave like that SystemTap version\n"
 "  --runtime=MODE            kernel (the default)\n"
 "  --skip-badvars            replace unresolvable context variables with 0\n"
@@ -79,6 +76,13 @@ static void version(void)
 static void not_effective(const char *opt)
 {
 	fprintf(stderr, _("tapc: option %s is accepted but has no effect yet\n"), opt);
+}
+
+/* An option of stap's that tapc does not have: WHAT says what it would do. */
+_Noreturn static void not_supported(const char *opt, const char *what)
+{
+	fprintf(stderr, _("tapc: option %s (%s) is not supported\n"), opt, what);
+	exit(1);
 }
 
 /* $TMPDIR must be a folder whose name survives a shell and a makefile. */
@@ -199,7 +203,7 @@ static const struct option long_opts[] = {
 void parse_options(int argc, char **argv)
 {
 	int c;
-	bool have_e = false, monitor = false;
+	bool have_e = false, monitor = false, clean_cache = false;
 
 	sess.last_pass = 5;
 	sess.color = -1;
@@ -335,8 +339,7 @@ void parse_options(int argc, char **argv)
 			sess.unoptimized = true;
 			break;
 		case 'q':
-			not_effective("-q");
-			break;
+			not_supported("-q", _("a report of tapset coverage"));
 		case 'i':
 		case OPT_INTERACTIVE:
 			fprintf(stderr, _("tapc: interactive mode is not supported\n"));
@@ -357,17 +360,16 @@ void parse_options(int argc, char **argv)
 			vec_push(&sess.debug_modules, optarg);
 			break;
 		case 'F':
-			sess.detach = true;
-			break;
+			not_supported("-F", _("leave the module running and detach; taprun "
+					      "cannot reattach to one"));
 		case 'S':
-			sess.output_size = optarg;
-			break;
+			not_supported("-S", _("switching output files by size; taprun writes "
+					      "one file"));
 		case 'a':
 			sess.arch = optarg;
 			break;
 		case 't':
-			sess.timing = true;
-			break;
+			not_supported("-t", _("timing statistics of each probe"));
 		case 'T':
 			sess.timeout_s = parse_number("-T", optarg, 1, 0x7fffffff);
 			break;
@@ -444,12 +446,20 @@ void parse_options(int argc, char **argv)
 		case OPT_MODINFO:
 			vec_push(&sess.modinfo, optarg);
 			break;
-		case OPT_CHECK_VERSION:
 		case OPT_CLEAN_CACHE:
+			clean_cache = true;
+			break;
 		case OPT_DISABLE_CACHE:
+			build_cache_disable();
+			break;
+		case OPT_ALL_MODULES:
+			/* symbols and stacks come from the kernel's own kallsyms
+			 * and unwinder, which cover every loaded module: what
+			 * stap adds the modules' data for is always there */
+			break;
+		case OPT_CHECK_VERSION:
 		case OPT_POISON_CACHE:
 		case OPT_LDD:
-		case OPT_ALL_MODULES:
 		case OPT_SUPPRESS_TIME_LIMITS:
 		case OPT_NO_GLOBAL_VAR_DISPLAY:
 		case OPT_SYSROOT:
@@ -516,15 +526,15 @@ void parse_options(int argc, char **argv)
 		fprintf(stderr, _("tapc: -c and -x cannot be used together\n"));
 		exit(1);
 	}
+	if (clean_cache) {
+		/* as stap's: clean, then exit whatever else was asked */
+		int n = build_cache_clean();
+		if (sess.verbose)
+			fprintf(stderr, _("tapc: removed %d cached files from %s\n"), n,
+				build_cache_dir() ? build_cache_dir() : "?");
+		exit(0);
+	}
 	check_tmpdir();
-	if (sess.bulk)
-		not_effective("-b");
-	if (sess.output_size)
-		not_effective("-S");
-	if (sess.detach)
-		not_effective("-F");
-	if (sess.timing)
-		not_effective("-t");
 	if (sess.debug_modules.len)
 		not_effective("-d");
 }

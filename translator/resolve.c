@@ -41,6 +41,18 @@ static Var *find_global(const char *name, SrcFile *from)
 	return v;
 }
 
+/* A global that tapset code at LOC uses and no tapset declares: the
+ * library is broken, the script is not to blame.  true when LOC is in a
+ * tapset (and the error is given). */
+static bool tapset_global_missing(Loc loc, const char *name)
+{
+	if (!loc.file || !loc.file->is_tapset)
+		return false;
+	error_at(loc, _("no tapset defines the global '%s' that this tapset uses "
+			"(the tapset library is incomplete)"), name);
+	return true;
+}
+
 /* ---- functions ---- */
 
 static bool func_visible(Func *f, SrcFile *from)
@@ -162,6 +174,36 @@ static Func *link_overloads(Vec *cands)
 	return vec_get(cands, 0);
 }
 
+static void add_name_once(Vec *names, const char *name)
+{
+	for (int i = 0; i < names->len; i++)
+		if (vec_get(names, i) == name)
+			return;
+	vec_push(names, (void *)name);
+}
+
+/* Near names of an unknown function: the functions loaded (the script's,
+ * private ones only from their own file) and every function of the
+ * tapset index, loaded or not.  Names starting with '_' are the
+ * library's internals, offered only for a name that starts with one. */
+static const char *similar_functions(Scope *sc, const char *name)
+{
+	Vec names = { 0 };
+	bool internal = name[0] == '_';
+	for (int i = 0; i < func_pool.len; i++) {
+		Func *f = vec_get(&func_pool, i);
+		if (func_visible(f, sc->file) && (internal || f->name[0] != '_'))
+			add_name_once(&names, f->name);
+	}
+	const Vec *lib = tapset_function_names();
+	for (int i = 0; i < lib->len; i++) {
+		const char *f = vec_get(lib, i);
+		if (internal || f[0] != '_')
+			add_name_once(&names, f);
+	}
+	return similar_names(name, &names);
+}
+
 static Func *resolve_call(Scope *sc, Node *call)
 {
 	const char *name = call->name;
@@ -185,11 +227,10 @@ static Func *resolve_call(Scope *sc, Node *call)
 					      "%d given, it takes %d"),
 				 name, arity, o ? o->params.len : 0);
 		} else {
-			Vec names = { 0 };
-			for (int i = 0; i < func_pool.len; i++)
-				vec_push(&names, (void *)((Func *)vec_get(&func_pool, i))->name);
-			error_at(call->loc, _("unresolved function '%s'%s"), name,
-				 similar_names(name, &names));
+			error_at(call->loc, _("unresolved function '%s'"), name);
+			const char *sim = similar_functions(sc, name);
+			if (*sim)
+				note_at(call->loc, _("did you mean one of these?%s"), sim);
 		}
 		return NULL;
 	}
@@ -248,8 +289,9 @@ static Var *bind_array(Scope *sc, Node *sym, int arity)
 	Var *l = find_local(sc, sym->name);
 	Var *g = l ? NULL : find_global(sym->name, sc->file);
 	if (!g) {
-		error_at(sym->loc, _("unresolved arity-%d global array '%s', missing "
-				     "global declaration?"), arity, sym->name);
+		if (!tapset_global_missing(sym->loc, sym->name))
+			error_at(sym->loc, _("unresolved arity-%d global array '%s', missing "
+					     "global declaration?"), arity, sym->name);
 		return NULL;
 	}
 	return g;
@@ -304,7 +346,9 @@ static void bind_pragmas(Node *n, Binder *b)
 		const char *name = intern_n(s, len);
 		Var *g = find_global(name, b->sc->file);
 		if (!g) {
-			error_at(n->loc, _("embedded code names unknown global '%s'"), name);
+			if (!tapset_global_missing(n->loc, name))
+				error_at(n->loc, _("embedded code names unknown global '%s'"),
+					 name);
 			continue;
 		}
 		if (wr)
@@ -438,8 +482,9 @@ void check_condition_node(Node **slot, void *ctx)
 	case N_SYMBOL:
 		n->var = find_global(n->name, sc->file);
 		if (!n->var) {
-			error_at(n->loc, _("probe condition may only use global variables, "
-					   "not '%s'"), n->name);
+			if (!tapset_global_missing(n->loc, n->name))
+				error_at(n->loc, _("probe condition may only use global "
+						   "variables, not '%s'"), n->name);
 			n->var = new_local(sc, n);
 		}
 		return;
@@ -471,7 +516,7 @@ void check_condition_node(Node **slot, void *ctx)
 		if (n->base && n->base->kind == N_SYMBOL) {
 			n->base->var = find_global(n->base->name, sc->file);
 			n->var = n->base->var;
-			if (!n->var)
+			if (!n->var && !tapset_global_missing(n->base->loc, n->base->name))
 				error_at(n->base->loc, _("probe condition may only use global "
 							 "variables, not '%s'"), n->base->name);
 			else

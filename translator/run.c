@@ -116,6 +116,8 @@ int run_module(const char *ko)
 		vec_push(&argv, "-T");
 		vec_push(&argv, xsprintf("%ld", sess.timeout_s));
 	}
+	if (sess.bulk)
+		vec_push(&argv, "-b");
 	if (sess.buffer_mb) {
 		vec_push(&argv, "-s");
 		vec_push(&argv, xsprintf("%d", sess.buffer_mb));

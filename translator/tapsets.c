@@ -516,6 +516,20 @@ const Vec *tapset_files_for_global(const char *name)
 	return map_get(&global_map, name);
 }
 
+const Vec *tapset_function_names(void)
+{
+	build_index();
+	Vec *names = NEW(Vec);
+	for (int i = 0; i < files.len; i++) {
+		FileIndex *fi = vec_get(&files, i);
+		if (fi->tried && !fi->parsed)
+			continue;	/* skipped: its functions do not exist */
+		for (int j = 0; j < fi->funcs.len; j++)
+			vec_push(names, vec_get(&fi->funcs, j));
+	}
+	return names;
+}
+
 int tapset_alias_count(void)
 {
 	build_index();

@@ -72,6 +72,7 @@ typedef struct Body {
 
 	Vec uses;               /* GlobalUse * made directly here */
 	Vec calls;              /* Func * called directly */
+	bool embedded;          /* holds guru-mode embedded C */
 	int effects;            /* bumped by code that changes script state:
 				   a value read before it may be stale */
 	Vec entries;            /* N_ENTRY nodes (probe with @entry) */

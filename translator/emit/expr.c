@@ -967,6 +967,7 @@ static Val ex_stat(Body *b, Node *n)
 static void embedded_uses(Body *b, Node *n)
 {
 	Vec *g = n->pragma_globals;
+	b->embedded = true;
 	for (int i = 0; g && i < g->len; i++) {
 		Var *v = vec_get(g, i);
 		bool wr = n->str && strstr(n->str, xsprintf("pragma:write:%s", v->name));

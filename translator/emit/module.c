@@ -200,7 +200,7 @@ static Body *new_body(const char *name)
 	b->name = name;
 	b->frame = xsprintf("struct tap_frame_%s", name);
 	b->out = NEW(Label);
-	b->out->name = "out";
+	b->out->name = "__tap_out";
 	vec_push(&b->errs, b->out);
 	return b;
 }
@@ -349,22 +349,30 @@ static void write_frame(Emitter *e, Body *b, Type ret)
 	emit_close(e, "};");
 }
 
-/* Locals start as 0 and "" at every entry. */
-static void write_local_init(Emitter *e, Body *b, Func *f)
+/* Locals start as 0 and "" at every entry; L names the frame pointer. */
+static void write_local_init(Emitter *e, Body *b, Func *f, const char *l)
 {
 	for (int i = 0; i < b->locals.len; i++) {
 		Var *v = vec_get(&b->locals, i);
 		if (v->scope == VS_PARAM)
 			continue;
 		if (v->type == TY_STRING)
-			emit(e, "l->%s[0] = '\\0';", var_cname(e, v));
+			emit(e, "%s->%s[0] = '\\0';", l, var_cname(e, v));
 		else
-			emit(e, "l->%s = 0;", var_cname(e, v));
+			emit(e, "%s->%s = 0;", l, var_cname(e, v));
 	}
 	if (f && f->type == TY_STRING)
-		emit(e, "l->__retval[0] = '\\0';");
+		emit(e, "%s->__retval[0] = '\\0';", l);
 	else if (f && f->type == TY_LONG)
-		emit(e, "l->__retval = 0;");
+		emit(e, "%s->__retval = 0;", l);
+}
+
+/* Guru-mode embedded C in a script body reaches the context through
+ * CONTEXT, a name its own declarations cannot shadow. */
+static void write_context_alias(Emitter *e, Body *b)
+{
+	if (b->embedded)
+		emit(e, "struct tap_context *const __tap_c __maybe_unused = c;");
 }
 
 /* ---- globals and locks ---- */
@@ -712,35 +720,42 @@ static void generate_entry(Unit *u, EmitProbe *ep, Body *pb, Body *b)
 	e->body = NULL;
 }
 
+/*
+ * An embedded-C function.  The body is the tapset's own C: it may declare
+ * any name not starting with "__tap" (c, l, out, regs, ...), so everything
+ * the wrapper and the API macros refer to is __tap-prefixed: the context
+ * __tap_c, the frame __tap_l, the exit label __tap_out.
+ */
 static void write_embedded_func(Unit *u, Func *f, Body *b)
 {
 	Emitter *e = &u->e;
 	for (int i = 0; i < f->params.len; i++) {
 		Var *v = vec_get(&f->params, i);
-		emit(e, "#define STAP_ARG_%s (l->%s)", v->name, var_cname(e, v));
+		emit(e, "#define STAP_ARG_%s (__tap_l->%s)", v->name, var_cname(e, v));
 	}
 	if (f->type == TY_STRING) {
-		emit(e, "#define STAP_RETVALUE (l->__retval)");
-		emit(e, "#define STAP_RETURN(v) do { const char *_r = (v); "
-		     "if (_r != l->__retval) tap_str_assign(l->__retval, _r); goto out; } while (0)");
+		emit(e, "#define STAP_RETVALUE (__tap_l->__retval)");
+		emit(e, "#define STAP_RETURN(v) do { const char *__tap_r = (v); "
+		     "if (__tap_r != __tap_l->__retval) tap_str_assign(__tap_l->__retval, __tap_r); "
+		     "goto __tap_out; } while (0)");
 	} else if (f->type == TY_LONG) {
-		emit(e, "#define STAP_RETVALUE (l->__retval)");
-		emit(e, "#define STAP_RETURN(v) do { l->__retval = (v); goto out; } while (0)");
+		emit(e, "#define STAP_RETVALUE (__tap_l->__retval)");
+		emit(e, "#define STAP_RETURN(v) do { __tap_l->__retval = (v); goto __tap_out; } while (0)");
 	} else {
-		emit(e, "#define STAP_RETURN(...) goto out");
+		emit(e, "#define STAP_RETURN(...) goto __tap_out");
 	}
-	emit(e, "#define STAP_ERROR(...) do { tap_error(c, __VA_ARGS__); goto out; } while (0)");
-	emit(e, "#define THIS l");
-	emit_func(e, "static void %s(struct tap_context *c)", b->name);
-	emit(e, "%s *l __maybe_unused = TAP_FRAME(c, %s);", b->frame, b->frame);
+	emit(e, "#define STAP_ERROR(...) do { tap_error(__tap_c, __VA_ARGS__); goto __tap_out; } while (0)");
+	emit(e, "#define THIS __tap_l");
+	emit_func(e, "static void %s(struct tap_context *__tap_c)", b->name);
+	emit(e, "%s *__tap_l __maybe_unused = TAP_FRAME(__tap_c, %s);", b->frame, b->frame);
 	emit_blank(e);
-	write_local_init(e, b, f);
+	write_local_init(e, b, f, "__tap_l");
 	emit_open(e, "{");
 	emit_line_directive(e, f->body->loc);
 	emit_raw(e, f->body->str ? f->body->str : "");
 	emit_line_reset(e);
 	emit_close(e, "}");
-	sb_puts(e->out, "\tgoto out;\nout: __attribute__((unused));\n");
+	sb_puts(e->out, "\tgoto __tap_out;\n__tap_out: __attribute__((unused));\n");
 	emit(e, "return;");
 	emit_close(e, "}");
 	for (int i = 0; i < f->params.len; i++) {
@@ -760,8 +775,9 @@ static void write_script_func(Unit *u, Func *f, Body *b)
 	Emitter *e = &u->e;
 	emit_func(e, "static void %s(struct tap_context *c)", b->name);
 	emit(e, "%s *l __maybe_unused = TAP_FRAME(c, %s);", b->frame, b->frame);
+	write_context_alias(e, b);
 	emit_blank(e);
-	write_local_init(e, b, f);
+	write_local_init(e, b, f, "l");
 	sb_putn(e->out, b->code.data, b->code.len);
 	emit_line_reset(e);
 	emit_label(e, b->out);
@@ -778,13 +794,14 @@ static void write_probe_body(Unit *u, Body *b)
 	emit_func(e, "static void %s(struct tap_context *c, void *pdata)", b->name);
 	int nlocks = write_lock_table(u, b);
 	emit(e, "%s *l __maybe_unused = TAP_FRAME(c, %s);", b->frame, b->frame);
+	write_context_alias(e, b);
 	emit_blank(e);
 	emit(e, "c->probe_name = %s;", ep->pn);
 	if (nlocks) {
 		emit(e, "if (tap_lock_globals(c, locks, %d))", nlocks);
 		emit(e, "\treturn;");
 	}
-	write_local_init(e, b, NULL);
+	write_local_init(e, b, NULL, "l");
 	sb_putn(e->out, b->code.data, b->code.len);
 	emit_line_reset(e);
 	emit_label(e, b->out);
@@ -802,6 +819,7 @@ static void write_entry_body(Unit *u, Body *b)
 	emit_func(e, "static void %s(struct tap_context *c, void *pdata)", b->name);
 	int nlocks = write_lock_table(u, b);
 	emit(e, "%s *l __maybe_unused = TAP_FRAME(c, %s);", b->frame, b->frame);
+	write_context_alias(e, b);
 	emit_blank(e);
 	if (nlocks) {
 		emit(e, "if (tap_lock_globals(c, locks, %d))", nlocks);
@@ -1185,7 +1203,7 @@ static void write_limits(Emitter *e)
 	emit(e, "#include \"tap_structs.h\"  /* headers the compiler asked for (pass 4) */");
 	emit_blank(e);
 	emit(e, "/* The embedded-C API (runtime/TAPSET-API.md) */");
-	emit(e, "#define CONTEXT c");
+	emit(e, "#define CONTEXT __tap_c");
 	emit(e, "#define STAP_PRINTF(...) tap_printf(__VA_ARGS__)");
 	emit(e, "#ifndef TAP_KGET");
 	emit(e, "#define TAP_KGET(dst, lvalue) do { \\");
@@ -1196,9 +1214,9 @@ static void write_limits(Emitter *e)
 	emit(e, "#ifndef TAP_ABORT");
 	emit(e, "#define TAP_ABORT() do { \\");
 	emit(e, "\ttap_exit(); \\");
-	emit(e, "\tc->aborted = true; \\");
-	emit(e, "\ttap_error(c, \"abort\"); \\");
-	emit(e, "\tgoto out; \\");
+	emit(e, "\t__tap_c->aborted = true; \\");
+	emit(e, "\ttap_error(__tap_c, \"abort\"); \\");
+	emit(e, "\tgoto __tap_out; \\");
 	emit(e, "} while (0)");
 	emit(e, "#endif");
 	emit_blank(e);
