@@ -269,6 +269,9 @@ tapc_dist_files = \
 	testsuite/golden/probes/atvar_nosuch.stp \
 	testsuite/golden/probes/begin_suffix.err \
 	testsuite/golden/probes/begin_suffix.stp \
+	testsuite/golden/probes/cast_header_unknown.args \
+	testsuite/golden/probes/cast_header_unknown.err \
+	testsuite/golden/probes/cast_header_unknown.stp \
 	testsuite/golden/probes/doubleglob.p2 \
 	testsuite/golden/probes/doubleglob.stp \
 	testsuite/golden/probes/doubleglob_nomatch.err \
@@ -391,6 +394,10 @@ tapc_dist_files = \
 	testsuite/golden/sem/deprecated_compat.args \
 	testsuite/golden/sem/deprecated_compat.p2 \
 	testsuite/golden/sem/deprecated_compat.stp \
+	testsuite/golden/sem/did_you_mean_function.err \
+	testsuite/golden/sem/did_you_mean_function.stp \
+	testsuite/golden/sem/did_you_mean_local.err \
+	testsuite/golden/sem/did_you_mean_local.stp \
 	testsuite/golden/sem/embedded_return.args \
 	testsuite/golden/sem/embedded_return.p2 \
 	testsuite/golden/sem/embedded_return.stp \
@@ -403,6 +410,7 @@ tapc_dist_files = \
 	testsuite/golden/sem/loops_next.stp \
 	testsuite/golden/sem/nest_max.p2 \
 	testsuite/golden/sem/nest_max.stp \
+	testsuite/golden/sem/nogloblib/semtest_noglobal.stp \
 	testsuite/golden/sem/null.err \
 	testsuite/golden/sem/null.stp \
 	testsuite/golden/sem/null_long.p2 \
@@ -441,6 +449,11 @@ tapc_dist_files = \
 	testsuite/golden/sem/tapset_lazy.args \
 	testsuite/golden/sem/tapset_lazy.p2 \
 	testsuite/golden/sem/tapset_lazy.stp \
+	testsuite/golden/sem/tapset_noglobal.args \
+	testsuite/golden/sem/tapset_noglobal.err \
+	testsuite/golden/sem/tapset_noglobal.stp \
+	testsuite/golden/sem/targetvars_debuginfo.err \
+	testsuite/golden/sem/targetvars_debuginfo.stp \
 	testsuite/golden/sem/type_mismatch.err \
 	testsuite/golden/sem/type_mismatch.stp \
 	testsuite/golden/sem/type_unresolved.err \
@@ -452,6 +465,10 @@ tapc_dist_files = \
 	testsuite/golden/sem/unused-u.stp \
 	testsuite/golden/sem/unused.p2 \
 	testsuite/golden/sem/unused.stp \
+	testsuite/golden/sem/wildcard_error_differs.err \
+	testsuite/golden/sem/wildcard_error_differs.stp \
+	testsuite/golden/sem/wildcard_error_once.err \
+	testsuite/golden/sem/wildcard_error_once.stp \
 	testsuite/lib.sh \
 	testsuite/run-all \
 	testsuite/run-cli \
@@ -467,6 +484,8 @@ tapc_dist_files = \
 	testsuite/run/abort_warn.err \
 	testsuite/run/abort_warn.out \
 	testsuite/run/abort_warn.stp \
+	testsuite/run/cast_header.out \
+	testsuite/run/cast_header.stp \
 	testsuite/run/entry_return.args \
 	testsuite/run/entry_return.out \
 	testsuite/run/entry_return.stp \
@@ -501,6 +520,9 @@ tapc_dist_files = \
 	testsuite/run/globals_display.stp \
 	testsuite/run/hello.out \
 	testsuite/run/hello.stp \
+	testsuite/run/hygiene.args \
+	testsuite/run/hygiene.out \
+	testsuite/run/hygiene.stp \
 	testsuite/run/lang_arith.out \
 	testsuite/run/lang_arith.stp \
 	testsuite/run/lang_arrays.out \
@@ -583,11 +605,16 @@ tapc_dist_files = \
 	testsuite/run/stress.out \
 	testsuite/run/stress.status \
 	testsuite/run/stress.stp \
+	testsuite/run/string_err.err \
+	testsuite/run/string_err.out \
+	testsuite/run/string_err.stp \
 	testsuite/run/suppress_errors.args \
 	testsuite/run/suppress_errors.err \
 	testsuite/run/suppress_errors.out \
 	testsuite/run/suppress_errors.status \
 	testsuite/run/suppress_errors.stp \
+	testsuite/run/task_cpu.out \
+	testsuite/run/task_cpu.stp \
 	testsuite/run/timer_T.args \
 	testsuite/run/timer_T.out \
 	testsuite/run/timer_T.stp \
