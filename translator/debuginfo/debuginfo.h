@@ -121,6 +121,13 @@ typedef struct ObjectFacts {
 	const char *path;
 	bool readable;          /* an ELF file we could read */
 	bool has_symtab;        /* full symbol table (not stripped) */
+	bool complete;          /* funcs is every function: a .symtab, here
+				 * or in the separate debug file */
+	bool dynamic_only;      /* stripped, no debug file: funcs is .dynsym,
+				 * all a wildcard can be expanded against */
+	const char *build_id;   /* hex, or NULL */
+	const char *debuglink;  /* .gnu_debuglink file name, or NULL */
+	const char *debug_file; /* the separate debug file read, or NULL */
 	NameList funcs;         /* defined function symbols */
 	NameList plt;           /* names of PLT-called functions */
 	Vec sdt;                /* SdtNote * */
