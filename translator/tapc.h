@@ -140,6 +140,7 @@ _Noreturn void internal_bug(const char *file, int line, const char *fmt, ...)
 /* Diagnostics raised while parsing a tapset are collected per file, so a
  * bad tapset file is reported once, naming the file. */
 void diag_set_quiet(bool quiet);  /* while true, messages are counted only */
+bool diag_is_quiet(void);
 
 /* ---- the session: everything the command line decides ---- */
 
