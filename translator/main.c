@@ -159,7 +159,8 @@ int main(int argc, char **argv)
 	parse_options(argc, argv);
 	temp_dirs_on_signals();   /* ^C during passes 1-4 leaves no folder behind */
 	pass_start = now_ms();
-	target_init();
+	if (!target_init())
+		return 1;
 
 	if (sess.dump_probe_types) {
 		dump_probe_types(stdout);
