@@ -259,7 +259,8 @@ const NameList *module_function_symbols(const char *module)
 	return l;
 }
 
-/* "kernel/fs/xfs/xfs.ko.xz" -> "xfs"; '-' becomes '_' as the kernel does. */
+/* "kernel/fs/xfs/xfs.ko.xz" (or a build tree's "fs/xfs/xfs.o") -> "xfs";
+ * '-' becomes '_' as the kernel does. */
 static const char *module_name_of(const char *path, size_t len)
 {
 	const char *b = path;
@@ -273,6 +274,8 @@ static const char *module_name_of(const char *path, size_t len)
 			ko = p;
 	if (ko)
 		n = ko - b;
+	else if (n > 2 && !strncmp(b + n - 2, ".o", 2))
+		n -= 2;
 	char *name = xstrndup(b, n);
 	for (char *p = name; *p; p++)
 		if (*p == '-')
@@ -294,6 +297,20 @@ const NameList *kernel_module_names(void)
 	tried = true;
 	Vec names = { 0 };
 	const char *rel = target_release();
+	/* a build tree lists the modules it builds in modules.order */
+	char *order = sess.kernel_build_dir ? read_whole_file(
+		xsprintf("%s/modules.order", sess.kernel_build_dir), NULL) : NULL;
+	if (order) {
+		known = true;
+		list.source = "modules.order";
+		for (char *line = order; line && *line;) {
+			char *nl = strchr(line, '\n');
+			size_t n = nl ? (size_t)(nl - line) : strlen(line);
+			if (n)
+				vec_push(&names, (void *)module_name_of(line, n));
+			line = nl ? nl + 1 : NULL;
+		}
+	}
 	char *dep = read_whole_file(xsprintf("/lib/modules/%s/modules.dep", rel), NULL);
 	if (dep) {
 		known = true;
