@@ -106,6 +106,15 @@ static int resolve_trace(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 		add_vars(rp, e);
 		n++;
 	}
+	if (!n && !arg_has_glob(pat)) {
+		/* "did you mean": in the form the point was written in */
+		for (int i = 0; i < events->len; i++) {
+			TraceEvent *e = events->data[i];
+			const char *full = xsprintf("%s:%s", e->system, e->name);
+			family_near_miss(pp, ti, colon ? pat : ev_pat,
+					 colon ? full : e->name, colon ? full : e->name);
+		}
+	}
 	return n;
 }
 
