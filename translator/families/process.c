@@ -169,13 +169,18 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 		return -1;
 	}
 	/* Only a complete symbol list can say a function does not exist
-	 * (inline instances and C++ names still need DWARF); a stripped
-	 * file's dynamic symbols are what a wildcard expands to, and a name
-	 * not among them is left for its debug information. */
-	bool listable = ef->complete || ef->dynamic_only;
+	 * (inline instances and C++ names still need DWARF).  A stripped
+	 * file's dynamic symbols are what a wildcard expands to; a name or
+	 * wildcard with none among them is left for its debug information,
+	 * which may yet be found, but -l lists only the functions known. */
+	bool glob = arg_has_glob(func), some = false;
+	for (int i = 0; glob && i < ef->funcs.len && !some; i++)
+		some = arg_glob_match(func, ef->funcs.names[i]);
+	if (glob && ef->dynamic_only && !some && sess.listing)
+		return 0;
 	if (!ef->readable || !plain || pp_has(pp, "inline") ||
-	    (arg_has_glob(func) ? !listable
-	     : !ef->complete && !namelist_has(&ef->funcs, func))) {
+	    (!ef->complete && !(glob ? ef->dynamic_only && some
+				      : namelist_has(&ef->funcs, func)))) {
 		if (ef->readable && !plain && !arg_has_glob(func) && *func &&
 		    ef->complete && !strstr(text, "::") && !namelist_has(&ef->funcs, func))
 			return 0;
