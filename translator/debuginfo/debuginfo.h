@@ -45,6 +45,10 @@ void namelist_finish(NameList *l, Vec *names);
 const NameList *kernel_function_symbols(void);
 /* Function symbols of a loaded module of the running target, or NULL. */
 const NameList *module_function_symbols(const char *module);
+/* Why kernel_function_symbols() (module NULL) or
+ * module_function_symbols(module) is NULL, naming where tapc looked (the
+ * same text for every module). */
+const char *kernel_symbols_missing(const char *module);
 /* Module names of the target ('-' folded to '_'), or NULL when unknown. */
 const NameList *kernel_module_names(void);
 /* True when an out-of-tree module's file (a path to a .ko) can be read. */

@@ -235,6 +235,31 @@ const NameList *kernel_function_symbols(void)
 	return &list;
 }
 
+const char *kernel_symbols_missing(const char *module)
+{
+	const char *rel = target_release();
+	if (module)      /* one message for all modules of a wildcard */
+		return xsprintf(_("no symbol tables for the modules of kernel %s "
+				  "(module symbols come from /proc/kallsyms of the "
+				  "running kernel, with the module loaded)"), rel);
+	if (target_is_running_kernel())
+		return xsprintf(_("no symbol table for the running kernel %s "
+				  "(/proc/kallsyms cannot be read)"), rel);
+	StrBuf where = { 0 };
+	if (sess.kernel_build_dir)
+		sb_printf(&where, "%s/System.map, ", sess.kernel_build_dir);
+	sb_printf(&where, "/boot/System.map-%s, /lib/modules/%s/build/System.map, "
+		  "/usr/lib/debug/boot/System.map-%s", rel, rel, rel);
+	const char *r = sess.kernel_build_dir
+		? xsprintf(_("no symbol table for kernel %s (no System.map at %s)"),
+			   rel, sb_cstr(&where))
+		: xsprintf(_("no symbol table for kernel %s (no System.map at %s; "
+			     "Debian's is in the package linux-image-%s-dbg)"),
+			   rel, sb_cstr(&where), rel);
+	sb_free(&where);
+	return r;
+}
+
 const NameList *module_function_symbols(const char *module)
 {
 	static Vec cache_names, cache_lists;

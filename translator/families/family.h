@@ -108,6 +108,11 @@ static inline bool pp_is_optional(const ProbePoint *pp)
 void family_near_miss(ProbePoint *pp, int comp, const char *want,
 		      const char *name, const char *arg);
 
+/* -l resolves its points as optional, which hides errors; a family that
+ * cannot list the candidates of a wildcard (what: the argument) says why
+ * with this warning, once per reason. */
+void family_cannot_list(Loc loc, const char *what, const char *why);
+
 /* Glob matching of a probe argument (function names, files, modules,
  * tracepoints): * ? [..] as in the shell. */
 bool arg_glob_match(const char *pattern, const char *name);

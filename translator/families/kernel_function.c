@@ -137,6 +137,11 @@ static int resolve_dwarf_in(const ProbeFamily *fam, ProbePoint *pp,
 		return 0;
 
 	bool inline_only = pp_has(pp, "inline");
+	/* Without symbols a wildcard waits for DWARF; -l cannot list it. */
+	if (!syms && arg_has_glob(fp.func) && sess.listing) {
+		family_cannot_list(fc->loc, text, kernel_symbols_missing(module));
+		return 0;
+	}
 	/* With a file or line part, or for inlined instances, symbols cannot
 	 * say yes or no: keep the point as written for DWARF. */
 	if (!syms || fp.file || fp.line || inline_only || !*fp.func) {

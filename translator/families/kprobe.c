@@ -135,8 +135,12 @@ static int resolve_kprobe_in(const ProbeFamily *fam, ProbePoint *pp,
 	Vec names = { 0 };
 	bool unchecked = false;
 	if (!syms) {
-		if (arg_has_glob(sym))
+		if (arg_has_glob(sym)) {
+			if (sess.listing)
+				family_cannot_list(fc->loc, sym,
+						   kernel_symbols_missing(module));
 			return 0;       /* nothing to expand against */
+		}
 		unchecked = true;
 		vec_push(&names, (void *)sym);
 	} else if (arg_has_glob(sym)) {

@@ -933,6 +933,20 @@ bool probe_family_has_prefix(ProbePoint *pp, int n)
 	return false;
 }
 
+void family_cannot_list(Loc loc, const char *what, const char *why)
+{
+	static Vec said;        /* interned reasons already given */
+	const char *w = intern(why);
+	for (int i = 0; i < said.len; i++)
+		if (said.data[i] == w)
+			return;
+	vec_push(&said, (void *)w);
+	bool quiet = diag_is_quiet();
+	diag_set_quiet(false);
+	warning_at(loc, _("cannot list '%s': %s"), what, why);
+	diag_set_quiet(quiet);
+}
+
 /* ---- near misses ---- */
 
 #define MAX_NEAR 5

@@ -75,16 +75,7 @@ static int resolve_trace(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 					 no_list_reason());
 				return -1;
 			}
-			/* -l resolves its points as optional, which hides
-			 * errors; a list that cannot be made must say why. */
-			static bool said;
-			bool quiet = diag_is_quiet();
-			diag_set_quiet(false);
-			if (!said)
-				warning_at(tc->loc, _("cannot list '%s': %s"), pat,
-					   no_list_reason());
-			said = true;
-			diag_set_quiet(quiet);
+			family_cannot_list(tc->loc, pat, no_list_reason());
 			return 0;
 		}
 		TraceEvent *e = NEW(TraceEvent);
