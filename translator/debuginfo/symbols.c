@@ -171,9 +171,12 @@ static char *running_kernel_text_symbols(void)
 		return NULL;
 	/* Keep "0 TYPE NAME[\t[MOD]]" lines sorted by name, so the lists
 	 * built from them need no sorting on later runs; the addresses go,
-	 * so init-text symbols are dropped here. */
+	 * so init-text symbols are dropped here.  When kallsyms hides the
+	 * addresses (not root, kptr_restrict), its order tells: the
+	 * kernel's own symbols come in address order. */
 	unsigned long long lo, hi;
 	init_text_range(all, &lo, &hi);
+	bool in_init = false;
 	Vec lines = { 0 };
 	for (char *line = all; *line;) {
 		char *nl = strchr(line, '\n');
@@ -181,8 +184,13 @@ static char *running_kernel_text_symbols(void)
 			*nl = 0;
 		char *sp = strchr(line, ' ');
 		unsigned long long addr = hi ? strtoull(line, NULL, 16) : 0;
-		if (sp && sp[1] && is_text_type(sp[1]) && sp[2] == ' ' &&
-		    !(addr >= lo && addr < hi))
+		const char *name = sp && sp[1] && sp[2] == ' ' ? sp + 3 : NULL;
+		if (!hi && name && !strcmp(name, "_sinittext"))
+			in_init = true;
+		else if (!hi && name && !strcmp(name, "_einittext"))
+			in_init = false;
+		bool init = hi ? addr >= lo && addr < hi : in_init;
+		if (name && is_text_type(sp[1]) && !init)
 			vec_push(&lines, sp + 1);
 		line = nl ? nl + 1 : line + strlen(line);
 	}
