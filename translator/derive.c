@@ -321,7 +321,11 @@ static void suggest_points(ProbePoint *pp)
 	for (int i = 0; i < n; i++)
 		vec_push(&names, (void *)tapset_alias_name(i));
 	const char *want = point_names(pp, pp->comps.len);
-	const char *sim = similar_names(want, &names);
+	/* a near name the point's family knows (a function, tracepoint,
+	 * module), else a near alias or family name */
+	const char *sim = probe_family_similar(pp);
+	if (!*sim)
+		sim = similar_names(want, &names);
 	if (!*sim && !probe_family_known_prefix(c0->name)) {
 		Vec firsts = { 0 };
 		probe_family_first_names(&firsts);

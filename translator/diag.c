@@ -28,6 +28,11 @@ void diag_set_quiet(bool q)
 	quiet = q;
 }
 
+bool diag_is_quiet(void)
+{
+	return quiet;
+}
+
 static bool use_color(void)
 {
 	if (sess.color == 1)

@@ -99,7 +99,7 @@ static void finish_source_dir(void)
 
 /* ---- the steps: each returns false when the run ends after it ---- */
 
-static void setup(int argc, char **argv)
+static bool setup(Run *r, int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
 	bindtextdomain(PACKAGE, LOCALEDIR);
@@ -108,7 +108,9 @@ static void setup(int argc, char **argv)
 	parse_options(argc, argv);
 	temp_dirs_on_signals();   /* ^C during passes 1-4 leaves no folder behind */
 	pass_start = now_ms();
-	target_init();
+	if (!target_init())          /* -r names nothing installed */
+		return stop(r, 1);
+	return true;
 }
 
 /* --dump-probe-types, --dump-probe-aliases, --dump-functions, -l, -L:
@@ -249,8 +251,8 @@ static bool pass5_run(Run *r)
 int main(int argc, char **argv)
 {
 	Run r = { 0 };
-	setup(argc, argv);
-	if (no_listing(&r) &&
+	if (setup(&r, argc, argv) &&
+	    no_listing(&r) &&
 	    pass1_parse(&r) &&
 	    pass2_elaborate(&r) &&
 	    can_run_here(&r) &&

@@ -28,8 +28,10 @@ void dump_probe_types(FILE *out);
 void dump_probe_aliases(FILE *out);
 void dump_functions(FILE *out);
 
-/* target.c: facts of the target kernel */
-void target_init(void);
+/* target.c: facts of the target kernel.  False (after an error) when -r
+ * names a release with nothing installed for it, or a folder that is not
+ * a prepared build tree. */
+bool target_init(void);
 
 /* target.c: the tapset search path, most specific first: each -I DIR (and
  * DIR/ARCH), then the installed tapsets (and their ARCH folder).  The

@@ -146,6 +146,7 @@ void diag_set_quiet(bool quiet);  /* while true, messages are counted only */
  * line of junk ends within a screenful. */
 #define DIAG_ERROR_LIMIT 20
 void diag_set_error_limit(int n);
+bool diag_is_quiet(void);
 
 /* ---- the session: everything the command line decides ---- */
 

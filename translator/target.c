@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 static const char *release, *arch;
 static bool config_loaded;
@@ -43,19 +44,59 @@ static const char *normalize_arch(const char *m)
 	return m;
 }
 
-void target_init(void)
+/* A release given with -r must be one tapc can learn something about:
+ * else every kernel probe would be accepted unchecked, for a kernel that
+ * is not there.  Returns false after saying where it looked. */
+static bool release_known(const char *rel)
+{
+	const char *places[] = {
+		xsprintf("/lib/modules/%s", rel),
+		xsprintf("/usr/src/linux-headers-%s", rel),
+		xsprintf("/boot/System.map-%s", rel),
+		xsprintf("/usr/lib/debug/boot/System.map-%s", rel),
+		xsprintf("/boot/vmlinuz-%s", rel),
+		xsprintf("/boot/config-%s", rel),
+	};
+	StrBuf where = { 0 };
+	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+		if (access(places[i], F_OK) == 0) {
+			sb_free(&where);
+			return true;
+		}
+		sb_printf(&where, "%s%s", i ? ", " : "", places[i]);
+	}
+	error_plain(_("unknown kernel release '%s': no modules folder, build tree, "
+		      "headers, System.map, image or config for it (looked for %s)"),
+		    rel, sb_cstr(&where));
+	sb_free(&where);
+	return false;
+}
+
+bool target_init(void)
 {
 	struct utsname u;
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof u);
-	if (sess.kernel_build_dir) {
-		const char *r = read_first_line(
-			xsprintf("%s/include/config/kernel.release", sess.kernel_build_dir));
-		release = r ? r : xstrdup(u.release);
-	} else {
-		release = sess.release ? sess.release : xstrdup(u.release);
-	}
 	arch = sess.arch ? normalize_arch(sess.arch) : normalize_arch(xstrdup(u.machine));
+	if (sess.kernel_build_dir) {
+		const char *f = xsprintf("%s/include/config/kernel.release",
+					 sess.kernel_build_dir);
+		release = read_first_line(f);
+		if (release && *release)
+			return true;
+		release = xstrdup(u.release);
+		if (!is_dir(sess.kernel_build_dir))
+			error_plain(_("-r %s: no such kernel build tree"),
+				    sess.kernel_build_dir);
+		else
+			error_plain(_("-r %s: not a prepared kernel build tree (no %s; "
+				      "run 'make prepare' in it)"),
+				    sess.kernel_build_dir, f);
+		return false;
+	}
+	release = sess.release ? sess.release : xstrdup(u.release);
+	return !sess.release || !strcmp(sess.release, u.release) ||
+	       release_known(sess.release);
 }
 
 const char *target_release(void)
@@ -120,7 +161,6 @@ const char *target_config(const char *name)
 /* ---- the tapset search path ---- */
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 static const char *installed_tapset_dir(void)
 {

@@ -45,6 +45,10 @@ void namelist_finish(NameList *l, Vec *names);
 const NameList *kernel_function_symbols(void);
 /* Function symbols of a loaded module of the running target, or NULL. */
 const NameList *module_function_symbols(const char *module);
+/* Why kernel_function_symbols() (module NULL) or
+ * module_function_symbols(module) is NULL, naming where tapc looked (the
+ * same text for every module). */
+const char *kernel_symbols_missing(const char *module);
 /* Module names of the target ('-' folded to '_'), or NULL when unknown. */
 const NameList *kernel_module_names(void);
 /* True when an out-of-tree module's file (a path to a .ko) can be read. */
@@ -121,6 +125,13 @@ typedef struct ObjectFacts {
 	const char *path;
 	bool readable;          /* an ELF file we could read */
 	bool has_symtab;        /* full symbol table (not stripped) */
+	bool complete;          /* funcs is every function: a .symtab, here
+				 * or in the separate debug file */
+	bool dynamic_only;      /* stripped, no debug file: funcs is .dynsym,
+				 * all a wildcard can be expanded against */
+	const char *build_id;   /* hex, or NULL */
+	const char *debuglink;  /* .gnu_debuglink file name, or NULL */
+	const char *debug_file; /* the separate debug file read, or NULL */
 	NameList funcs;         /* defined function symbols */
 	NameList plt;           /* names of PLT-called functions */
 	Vec sdt;                /* SdtNote * */

@@ -1,8 +1,10 @@
 /* elf.c - what a user-space object's ELF file holds (debuginfo.h), read
- * with libelf once per path: the symbol table says which functions exist
- * (only when the file has a full .symtab: a stripped file's .dynsym is
- * not the whole list), the PLT relocations list the .plt entries, and
- * .note.stapsdt lists the SDT markers.
+ * with libelf once per path: the symbol table says which functions exist,
+ * the PLT relocations list the .plt entries, and .note.stapsdt lists the
+ * SDT markers.  A stripped file's full symbol table is read from its
+ * separate debug file when one is installed (found by build ID or
+ * .gnu_debuglink); without one its .dynsym is all there is to list, as
+ * for stap.
  */
 #include "debuginfo.h"
 
@@ -10,6 +12,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *funcs)
@@ -119,6 +122,54 @@ static void read_sdt(Elf *elf, Elf_Scn *scn, Vec *sdt)
 	}
 }
 
+/* The build ID note's bytes as hex ("15dfff32..."), or NULL. */
+static const char *read_build_id(Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	GElf_Nhdr nh;
+	size_t name_off, desc_off;
+	if (!data || gelf_getnote(data, 0, &nh, &name_off, &desc_off) == 0 ||
+	    nh.n_type != NT_GNU_BUILD_ID || nh.n_descsz == 0 || nh.n_descsz > 64)
+		return NULL;
+	const unsigned char *b = (const unsigned char *)data->d_buf + desc_off;
+	char hex[129];
+	for (size_t i = 0; i < nh.n_descsz; i++)
+		snprintf(hex + 2 * i, 3, "%02x", b[i]);
+	return intern(hex);
+}
+
+static bool is_regular(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The separate debug file of a stripped file, where GDB looks for it:
+ * by build ID, then by debuglink name beside the file, in its .debug
+ * folder and under /usr/lib/debug.  NULL when none is installed. */
+static const char *debug_file_of(const ObjectFacts *f)
+{
+	if (f->build_id && strlen(f->build_id) > 2) {
+		const char *p = xsprintf("/usr/lib/debug/.build-id/%.2s/%s.debug",
+					 f->build_id, f->build_id + 2);
+		if (is_regular(p))
+			return p;
+	}
+	if (!f->debuglink)
+		return NULL;
+	const char *slash = strrchr(f->path, '/');
+	const char *dir = slash ? xstrndup(f->path, slash - f->path) : ".";
+	const char *cand[] = {
+		xsprintf("%s/%s", dir, f->debuglink),
+		xsprintf("%s/.debug/%s", dir, f->debuglink),
+		xsprintf("/usr/lib/debug%s/%s", dir, f->debuglink),
+	};
+	for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
+		if (strcmp(cand[i], f->path) && is_regular(cand[i]))
+			return cand[i];
+	return NULL;
+}
+
 const ObjectFacts *object_facts(const char *path)
 {
 	static Vec cache;
@@ -158,7 +209,24 @@ const ObjectFacts *object_facts(const char *path)
 				read_plt(elf, scn, &sh, &plt);
 			} else if (sh.sh_type == SHT_NOTE && !strcmp(sname, ".note.stapsdt")) {
 				read_sdt(elf, scn, &f->sdt);
+			} else if (sh.sh_type == SHT_NOTE && !strcmp(sname, ".note.gnu.build-id")) {
+				f->build_id = read_build_id(scn);
+			} else if (!strcmp(sname, ".gnu_debuglink")) {
+				Elf_Data *d = elf_getdata(scn, NULL);
+				if (d && d->d_size && memchr(d->d_buf, 0, d->d_size))
+					f->debuglink = intern(d->d_buf);
 			}
+		}
+		f->complete = f->has_symtab;
+		const char *dbg = f->has_symtab ? NULL : debug_file_of(f);
+		const ObjectFacts *df = dbg ? object_facts(dbg) : NULL;
+		if (df && df->has_symtab) {
+			for (int i = 0; i < df->funcs.len; i++)
+				vec_push(&funcs, (void *)df->funcs.names[i]);
+			f->complete = true;
+			f->debug_file = df->path;
+		} else if (!f->has_symtab) {
+			f->dynamic_only = true;
 		}
 		namelist_finish(&f->funcs, &funcs);
 		namelist_finish(&f->plt, &plt);

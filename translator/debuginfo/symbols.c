@@ -8,6 +8,10 @@
  * No source at all means "unknown": callers then accept names as written
  * and mark the point needs_debuginfo, rather than pretend a name exists
  * or does not.
+ *
+ * Functions in the kernel's init text (__init, between _sinittext and
+ * _einittext) are left out: that memory is freed once the kernel has
+ * booted, so no probe can be put there.
  */
 #include "debuginfo.h"
 
@@ -54,11 +58,40 @@ static bool is_text_type(char t)
 	return t == 'T' || t == 't' || t == 'W' || t == 'w';
 }
 
+/* The address of the kernel symbol `name` in "ADDR TYPE NAME" lines, or
+ * 0 when it is not there (or the addresses are hidden). */
+static unsigned long long symbol_address(const char *text, const char *name)
+{
+	const char *key = xsprintf(" %s\n", name);
+	for (const char *p = strstr(text, key); p; p = strstr(p + 1, key)) {
+		const char *ls = p;
+		while (ls > text && ls[-1] != '\n')
+			ls--;
+		char *end;
+		unsigned long long a = strtoull(ls, &end, 16);
+		if (end > ls && end + 2 == p && end[0] == ' ')
+			return a;
+	}
+	return 0;
+}
+
+/* The kernel's init text [lo, hi), or lo == hi == 0 when unknown. */
+static void init_text_range(const char *text, unsigned long long *lo,
+			    unsigned long long *hi)
+{
+	*lo = symbol_address(text, "_sinittext");
+	*hi = symbol_address(text, "_einittext");
+	if (!*lo || *hi <= *lo)
+		*lo = *hi = 0;
+}
+
 /* Parse "ADDR TYPE NAME [MODULE]" lines (kallsyms and System.map).
  * With want_module NULL keep the kernel's own symbols, else those of
- * that module. */
+ * that module.  Symbols in the init text are left out. */
 static void parse_symbol_lines(char *text, const char *want_module, Vec *out)
 {
+	unsigned long long lo, hi;
+	init_text_range(text, &lo, &hi);
 	char *line = text;
 	while (line && *line) {
 		char *nl = strchr(line, '\n');
@@ -66,7 +99,8 @@ static void parse_symbol_lines(char *text, const char *want_module, Vec *out)
 			*nl = 0;
 		char *sp1 = strchr(line, ' ');
 		char *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
-		if (sp1 && sp2 && is_text_type(sp1[1])) {
+		unsigned long long addr = hi ? strtoull(line, NULL, 16) : 0;
+		if (sp1 && sp2 && is_text_type(sp1[1]) && !(addr >= lo && addr < hi)) {
 			char *name = sp2 + 1;
 			char *mod = strchr(name, '\t');
 			if (!mod)
@@ -88,13 +122,14 @@ static void parse_symbol_lines(char *text, const char *want_module, Vec *out)
 	}
 }
 
-/* A System.map is real when it has more than a line or two of symbols. */
+/* A System.map is real when it lists text symbols (Debian's /boot copy
+ * is one data line saying where the real one is). */
 static char *real_system_map(const char *path)
 {
-	struct stat st;
-	if (stat(path, &st) != 0 || st.st_size < 4096)
+	char *text = read_whole_file(path, NULL);
+	if (text && !strstr(text, " T ") && !strstr(text, " t "))
 		return NULL;
-	return read_whole_file(path, NULL);
+	return text;
 }
 
 /* Compare "TYPE NAME..." lines by NAME. */
@@ -127,7 +162,7 @@ static char *running_kernel_text_symbols(void)
 	const char *cached = NULL;
 	if (boot_id && dir) {
 		boot_id[strcspn(boot_id, "\n")] = 0;
-		cached = xsprintf("%s/kallsyms-%s", dir, boot_id);
+		cached = xsprintf("%s/kallsyms-noinit-%s", dir, boot_id);
 		if ((text = read_whole_file(cached, NULL)))
 			return text;
 	}
@@ -135,14 +170,27 @@ static char *running_kernel_text_symbols(void)
 	if (!all)
 		return NULL;
 	/* Keep "0 TYPE NAME[\t[MOD]]" lines sorted by name, so the lists
-	 * built from them need no sorting on later runs. */
+	 * built from them need no sorting on later runs; the addresses go,
+	 * so init-text symbols are dropped here.  When kallsyms hides the
+	 * addresses (not root, kptr_restrict), its order tells: the
+	 * kernel's own symbols come in address order. */
+	unsigned long long lo, hi;
+	init_text_range(all, &lo, &hi);
+	bool in_init = false;
 	Vec lines = { 0 };
 	for (char *line = all; *line;) {
 		char *nl = strchr(line, '\n');
 		if (nl)
 			*nl = 0;
 		char *sp = strchr(line, ' ');
-		if (sp && sp[1] && is_text_type(sp[1]) && sp[2] == ' ')
+		unsigned long long addr = hi ? strtoull(line, NULL, 16) : 0;
+		const char *name = sp && sp[1] && sp[2] == ' ' ? sp + 3 : NULL;
+		if (!hi && name && !strcmp(name, "_sinittext"))
+			in_init = true;
+		else if (!hi && name && !strcmp(name, "_einittext"))
+			in_init = false;
+		bool init = hi ? addr >= lo && addr < hi : in_init;
+		if (name && is_text_type(sp[1]) && !init)
 			vec_push(&lines, sp + 1);
 		line = nl ? nl + 1 : line + strlen(line);
 	}
@@ -195,6 +243,31 @@ const NameList *kernel_function_symbols(void)
 	return &list;
 }
 
+const char *kernel_symbols_missing(const char *module)
+{
+	const char *rel = target_release();
+	if (module)      /* one message for all modules of a wildcard */
+		return xsprintf(_("no symbol tables for the modules of kernel %s "
+				  "(module symbols come from /proc/kallsyms of the "
+				  "running kernel, with the module loaded)"), rel);
+	if (target_is_running_kernel())
+		return xsprintf(_("no symbol table for the running kernel %s "
+				  "(/proc/kallsyms cannot be read)"), rel);
+	StrBuf where = { 0 };
+	if (sess.kernel_build_dir)
+		sb_printf(&where, "%s/System.map, ", sess.kernel_build_dir);
+	sb_printf(&where, "/boot/System.map-%s, /lib/modules/%s/build/System.map, "
+		  "/usr/lib/debug/boot/System.map-%s", rel, rel, rel);
+	const char *r = sess.kernel_build_dir
+		? xsprintf(_("no symbol table for kernel %s (no System.map at %s)"),
+			   rel, sb_cstr(&where))
+		: xsprintf(_("no symbol table for kernel %s (no System.map at %s; "
+			     "Debian's is in the package linux-image-%s-dbg)"),
+			   rel, sb_cstr(&where), rel);
+	sb_free(&where);
+	return r;
+}
+
 const NameList *module_function_symbols(const char *module)
 {
 	static Vec cache_names, cache_lists;
@@ -219,7 +292,8 @@ const NameList *module_function_symbols(const char *module)
 	return l;
 }
 
-/* "kernel/fs/xfs/xfs.ko.xz" -> "xfs"; '-' becomes '_' as the kernel does. */
+/* "kernel/fs/xfs/xfs.ko.xz" (or a build tree's "fs/xfs/xfs.o") -> "xfs";
+ * '-' becomes '_' as the kernel does. */
 static const char *module_name_of(const char *path, size_t len)
 {
 	const char *b = path;
@@ -233,6 +307,8 @@ static const char *module_name_of(const char *path, size_t len)
 			ko = p;
 	if (ko)
 		n = ko - b;
+	else if (n > 2 && !strncmp(b + n - 2, ".o", 2))
+		n -= 2;
 	char *name = xstrndup(b, n);
 	for (char *p = name; *p; p++)
 		if (*p == '-')
@@ -254,6 +330,20 @@ const NameList *kernel_module_names(void)
 	tried = true;
 	Vec names = { 0 };
 	const char *rel = target_release();
+	/* a build tree lists the modules it builds in modules.order */
+	char *order = sess.kernel_build_dir ? read_whole_file(
+		xsprintf("%s/modules.order", sess.kernel_build_dir), NULL) : NULL;
+	if (order) {
+		known = true;
+		list.source = "modules.order";
+		for (char *line = order; line && *line;) {
+			char *nl = strchr(line, '\n');
+			size_t n = nl ? (size_t)(nl - line) : strlen(line);
+			if (n)
+				vec_push(&names, (void *)module_name_of(line, n));
+			line = nl ? nl + 1 : NULL;
+		}
+	}
 	char *dep = read_whole_file(xsprintf("/lib/modules/%s/modules.dep", rel), NULL);
 	if (dep) {
 		known = true;

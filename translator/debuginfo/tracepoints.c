@@ -6,7 +6,8 @@
  *    arch's asm/trace/NAME.h under /lib/modules/RELEASE/build and its
  *    "source" folder): TRACE_EVENT / DEFINE_EVENT / DECLARE_TRACE give the
  *    event name, the TRACE_SYSTEM it is under and its TP_PROTO arguments,
- *    which are what a handler reads as $prev, $next ...;
+ *    which are what a handler reads as $prev, $next ... (also when the
+ *    header calls them through a wrapper macro of its own);
  *  - the tracefs of the running kernel (when it is the target), which
  *    lists the events present; an event found there but in no header has
  *    its $variables left to debuginfo (the format file lists the fields of
@@ -344,10 +345,236 @@ static bool ident_char(char c)
 	       (c >= '0' && c <= '9');
 }
 
-/* One preprocessor line (without the '#'): conditionals and the
- * TRACE_SYSTEM the following events belong to. */
+/* ---- wrapper macros ----
+ *
+ * Headers often declare events through macros of their own: an
+ * object-like one that a config option points at DEFINE_EVENT or at
+ * DEFINE_EVENT_NOP (sched.h's DEFINE_EVENT_SCHEDSTAT), or a function-like
+ * one that pastes the event's name (irq_vectors.h's
+ * DEFINE_IRQ_VECTOR_EVENT(name) makes name##_entry and name##_exit).  The
+ * #defines seen in the active branches of a header are kept, and a call
+ * of one is expanded (parameters, ## pasting, __VA_ARGS__) and scanned
+ * again, a few levels deep.
+ */
+
+typedef struct Macro {
+	const char *name;       /* interned */
+	bool function_like;
+	Vec params;             /* const char * (interned); "__VA_ARGS__" for ... */
+	const char *body;
+} Macro;
+
+#define MAX_EXPANSION_DEPTH 8
+
+typedef struct HeaderScan {
+	const char *path;
+	const char *system;     /* TRACE_SYSTEM, interned */
+	Vec macros;             /* Macro * */
+} HeaderScan;
+
+static Macro *find_macro(HeaderScan *hs, const char *name)
+{
+	for (int i = hs->macros.len - 1; i >= 0; i--) {
+		Macro *m = hs->macros.data[i];
+		if (m->name == name)
+			return m;
+	}
+	return NULL;
+}
+
+static void undefine(HeaderScan *hs, const char *name)
+{
+	int n = 0;
+	for (int i = 0; i < hs->macros.len; i++)
+		if (((Macro *)hs->macros.data[i])->name != name)
+			hs->macros.data[n++] = hs->macros.data[i];
+	hs->macros.len = n;
+}
+
+/* "#define NAME BODY" or "#define NAME(A, B) BODY" (p after "define"). */
+static void define_macro(HeaderScan *hs, const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	const char *s = p;
+	while (ident_char(*p))
+		p++;
+	if (p == s)
+		return;
+	Macro *m = NEW(Macro);
+	m->name = intern_n(s, p - s);
+	if (*p == '(') {
+		m->function_like = true;
+		for (p++; *p && *p != ')';) {
+			while (*p == ' ' || *p == '\t' || *p == ',')
+				p++;
+			if (!strncmp(p, "...", 3)) {
+				vec_push(&m->params, (void *)intern("__VA_ARGS__"));
+				p += 3;
+				continue;
+			}
+			const char *a = p;
+			while (ident_char(*p))
+				p++;
+			if (p == a) {
+				if (*p && *p != ')')
+					return;       /* not a parameter list we know */
+				break;
+			}
+			vec_push(&m->params, (void *)intern_n(a, p - a));
+		}
+		if (*p != ')')
+			return;
+		p++;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	m->body = xstrdup(p);
+	undefine(hs, m->name);
+	vec_push(&hs->macros, m);
+}
+
+/* The arguments of a call at p (at the '('), trimmed; *end is set after
+ * the ')'.  False when the call is not closed. */
+static bool call_args(const char *p, Vec *args, const char **end)
+{
+	int depth = 0;
+	const char *start = p + 1;
+	for (p++; *p; p++) {
+		if (*p == '"' || *p == '\'') {
+			char quote = *p;
+			for (p++; *p && *p != quote; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				return false;
+		} else if (*p == '(') {
+			depth++;
+		} else if (*p == ')' && depth > 0) {
+			depth--;
+		} else if ((*p == ',' || *p == ')') && depth == 0) {
+			const char *a = start, *b = p;
+			while (a < b && strchr(" \t\n", *a))
+				a++;
+			while (b > a && strchr(" \t\n", b[-1]))
+				b--;
+			vec_push(args, xstrndup(a, b - a));
+			start = p + 1;
+			if (*p == ')') {
+				*end = p + 1;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* The body of m with its parameters replaced by args and ## pasted. */
+static const char *expand_macro(const Macro *m, Vec *args)
+{
+	StrBuf sb = { 0 };
+	for (const char *p = m->body; *p;) {
+		if (p[0] == '#' && p[1] == '#') {
+			while (sb.len && strchr(" \t\n", sb.data[sb.len - 1]))
+				sb.len--;
+			for (p += 2; *p == ' ' || *p == '\t' || *p == '\n';)
+				p++;
+			continue;
+		}
+		if (!ident_char(*p)) {
+			sb_putc(&sb, *p++);
+			continue;
+		}
+		const char *s = p;
+		while (ident_char(*p))
+			p++;
+		const char *id = intern_n(s, p - s);
+		int k = -1;
+		for (int i = 0; i < m->params.len && k < 0; i++)
+			if (m->params.data[i] == id)
+				k = i;
+		if (k < 0) {
+			sb_puts(&sb, id);
+		} else if (id == intern("__VA_ARGS__")) {
+			for (int i = k; i < args->len; i++)
+				sb_printf(&sb, "%s%s", i > k ? ", " : "", (char *)args->data[i]);
+		} else if (k < args->len) {
+			sb_puts(&sb, args->data[k]);
+		}
+	}
+	const char *r = xstrdup(sb_cstr(&sb));
+	sb_free(&sb);
+	return r;
+}
+
+/* The event macro an identifier stands for, through object-like
+ * wrappers: its index in event_macros, or -1. */
+static int event_macro_of(HeaderScan *hs, const char *id)
+{
+	for (int depth = 0; depth < MAX_EXPANSION_DEPTH; depth++) {
+		for (size_t i = 0; i < sizeof event_macros / sizeof event_macros[0]; i++)
+			if (!strcmp(id, event_macros[i].macro))
+				return i;
+		Macro *m = find_macro(hs, id);
+		if (!m || m->function_like)
+			return -1;
+		const char *b = m->body, *e = b;
+		while (ident_char(*e))
+			e++;
+		if (e == b || *e)
+			return -1;      /* not a plain alias of another name */
+		id = intern_n(b, e - b);
+	}
+	return -1;
+}
+
+static const char *skip_blank(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n')
+		p++;
+	return p;
+}
+
+static const char *scan_ident(HeaderScan *hs, const char *p, int depth);
+
+/* Events in code without directives (a macro's expansion). */
+static void scan_code(HeaderScan *hs, const char *text, int depth)
+{
+	for (const char *p = text; *p;) {
+		if (ident_char(*p) && (p == text || !ident_char(p[-1])) &&
+		    !(*p >= '0' && *p <= '9'))
+			p = scan_ident(hs, p, depth);
+		else
+			p++;
+	}
+}
+
+/* The identifier at p: an event macro's call is recorded, a wrapper's
+ * call expanded and scanned.  Returns where to go on scanning. */
+static const char *scan_ident(HeaderScan *hs, const char *p, int depth)
+{
+	const char *q = p;
+	while (ident_char(*q))
+		q++;
+	const char *id = intern_n(p, q - p);
+	int em = event_macro_of(hs, id);
+	if (em >= 0)
+		return scan_event(q, event_macros[em].name_arg, hs->system, hs->path);
+	Macro *m = hs->macros.len ? find_macro(hs, id) : NULL;
+	if (!m || !m->function_like || depth >= MAX_EXPANSION_DEPTH)
+		return q;
+	const char *open = skip_blank(q), *end;
+	Vec args = { 0 };
+	if (*open != '(' || !call_args(open, &args, &end))
+		return q;
+	scan_code(hs, expand_macro(m, &args), depth + 1);
+	return end;
+}
+
+/* One preprocessor line (without the '#'): conditionals, the
+ * TRACE_SYSTEM the following events belong to, and wrapper macros. */
 static void directive(const char *line, IfState *stack, int *depth,
-		      bool *active, const char **system)
+		      bool *active, HeaderScan *hs)
 {
 	CondParser cp = { line };
 	const char *dir = cond_ident(&cp);
@@ -375,12 +602,19 @@ static void directive(const char *line, IfState *stack, int *depth,
 	} else if (!strcmp(dir, "endif") && *depth) {
 		*active = stack[--(*depth)].parent;
 	} else if (!strcmp(dir, "define") && *active) {
+		const char *rest = cp.p;
 		const char *id = cond_ident(&cp);
 		if (id && !strcmp(id, "TRACE_SYSTEM")) {
 			const char *v = cond_ident(&cp);
 			if (v)
-				*system = intern(v);
+				hs->system = intern(v);
+		} else if (id) {
+			define_macro(hs, rest);
 		}
+	} else if (!strcmp(dir, "undef") && *active) {
+		const char *id = cond_ident(&cp);
+		if (id)
+			undefine(hs, intern(id));
 	}
 }
 
@@ -390,7 +624,7 @@ static void scan_header(const char *path)
 	if (!text)
 		return;
 	clean_source(text);
-	const char *system = NULL;
+	HeaderScan hs = { .path = path };
 	IfState stack[64];
 	int depth = 0;
 	bool active = true;
@@ -406,7 +640,7 @@ static void scan_header(const char *path)
 				if (!eol)
 					eol = q + strlen(q);
 				directive(xstrndup(q + 1, eol - q - 1), stack, &depth,
-					  &active, &system);
+					  &active, &hs);
 				p = *eol ? eol + 1 : eol;
 				continue;
 			}
@@ -417,19 +651,9 @@ static void scan_header(const char *path)
 			p++;
 			continue;
 		}
-		if (active && (*p == 'T' || *p == 'D') && (p == text || !ident_char(p[-1]))) {
-			const char *q = p;
-			while (ident_char(*q))
-				q++;
-			size_t len = q - p;
-			for (size_t i = 0; i < sizeof event_macros / sizeof event_macros[0]; i++) {
-				if (strlen(event_macros[i].macro) == len &&
-				    !strncmp(p, event_macros[i].macro, len)) {
-					q = scan_event(q, event_macros[i].name_arg, system, path);
-					break;
-				}
-			}
-			p = q;
+		if (active && ident_char(*p) && (p == text || !ident_char(p[-1])) &&
+		    !(*p >= '0' && *p <= '9')) {
+			p = scan_ident(&hs, p, 0);
 			continue;
 		}
 		p++;

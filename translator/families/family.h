@@ -100,6 +100,19 @@ static inline bool pp_is_optional(const ProbePoint *pp)
 	return pp->optional || pp->sufficient;
 }
 
+/* "Did you mean": while resolving a point whose plain name matched no
+ * candidate, a family offers each candidate name it knows; the close ones
+ * (by edit distance, as for alias names) are kept, as pp with component
+ * comp's argument replaced by arg.  probe_family_similar() gives them to
+ * pass 2's "no match" message. */
+void family_near_miss(ProbePoint *pp, int comp, const char *want,
+		      const char *name, const char *arg);
+
+/* -l resolves its points as optional, which hides errors; a family that
+ * cannot list the candidates of a wildcard (what: the argument) says why
+ * with this warning, once per reason. */
+void family_cannot_list(Loc loc, const char *what, const char *why);
+
 /* Glob matching of a probe argument (function names, files, modules,
  * tracepoints): * ? [..] as in the shell. */
 bool arg_glob_match(const char *pattern, const char *name);

@@ -137,6 +137,11 @@ static int resolve_dwarf_in(const ProbeFamily *fam, ProbePoint *pp,
 		return 0;
 
 	bool inline_only = pp_has(pp, "inline");
+	/* Without symbols a wildcard waits for DWARF; -l cannot list it. */
+	if (!syms && arg_has_glob(fp.func) && sess.listing) {
+		family_cannot_list(fc->loc, text, kernel_symbols_missing(module));
+		return 0;
+	}
 	/* With a file or line part, or for inlined instances, symbols cannot
 	 * say yes or no: keep the point as written for DWARF. */
 	if (!syms || fp.file || fp.line || inline_only || !*fp.func) {
@@ -157,6 +162,8 @@ static int resolve_dwarf_in(const ProbeFamily *fam, ProbePoint *pp,
 		names = expand_functions(syms, fp.func);
 	else if (symbols_have_function(syms, fp.func))
 		vec_push(&names, (void *)fp.func);
+	else
+		near_functions(pp, fi, fp.func, function_bases(syms));
 	for (int i = 0; i < names.len; i++) {
 		const char *f = names.data[i];
 		ProbePoint *c = strcmp(f, text) ? pp_with_str(pp, fi, f) : pp;
@@ -181,6 +188,8 @@ static int resolve_kernel_dwarf(const ProbeFamily *fam, ProbePoint *pp,
 	Vec mods = expand_modules(mc, &unknown, &err);
 	if (err)
 		return err;
+	if (!mods.len)
+		near_modules(pp);
 	int total = 0, mi = pp_comp_index(pp, "module");
 	for (int i = 0; i < mods.len; i++) {
 		const char *m = mods.data[i];

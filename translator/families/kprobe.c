@@ -99,6 +99,24 @@ Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err)
 	return out;
 }
 
+void near_modules(ProbePoint *pp)
+{
+	int mi = pp_comp_index(pp, "module");
+	const char *want = comp_str(pp->comps.data[mi]);
+	const NameList *mods = kernel_module_names();
+	if (!mods || arg_has_glob(want) || strchr(want, '/'))
+		return;
+	for (int i = 0; i < mods->len; i++)
+		family_near_miss(pp, mi, want, mods->names[i], mods->names[i]);
+}
+
+void near_functions(ProbePoint *pp, int fi, const char *want, const NameList *l)
+{
+	for (int i = 0; i < l->len; i++)
+		if (!blocked_function(l->names[i]))
+			family_near_miss(pp, fi, want, l->names[i], l->names[i]);
+}
+
 static int resolve_kprobe_in(const ProbeFamily *fam, ProbePoint *pp,
 			     const char *module, Vec *out)
 {
@@ -117,8 +135,12 @@ static int resolve_kprobe_in(const ProbeFamily *fam, ProbePoint *pp,
 	Vec names = { 0 };
 	bool unchecked = false;
 	if (!syms) {
-		if (arg_has_glob(sym))
+		if (arg_has_glob(sym)) {
+			if (sess.listing)
+				family_cannot_list(fc->loc, sym,
+						   kernel_symbols_missing(module));
 			return 0;       /* nothing to expand against */
+		}
 		unchecked = true;
 		vec_push(&names, (void *)sym);
 	} else if (arg_has_glob(sym)) {
@@ -128,6 +150,8 @@ static int resolve_kprobe_in(const ProbeFamily *fam, ProbePoint *pp,
 				vec_push(&names, (void *)syms->names[i]);
 	} else if (namelist_has(syms, sym) && !blocked_function(sym)) {
 		vec_push(&names, (void *)sym);
+	} else {
+		near_functions(pp, fi, sym, syms);
 	}
 	for (int i = 0; i < names.len; i++) {
 		const char *f = names.data[i];
@@ -162,6 +186,8 @@ static int resolve_kprobe(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	Vec mods = expand_modules(mc, &unknown, &err);
 	if (err)
 		return err;
+	if (!mods.len)
+		near_modules(pp);
 	int total = 0, mi = pp_comp_index(pp, "module");
 	for (int i = 0; i < mods.len; i++) {
 		const char *m = mods.data[i];

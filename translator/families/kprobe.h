@@ -25,6 +25,10 @@ int need_guru(ProbePoint *pp, const char *what);
 /* The module names module("PATTERN") stands for; *unknown when the
  * target's modules cannot be listed; *err -1 after an error. */
 Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err);
+/* "Did you mean": the target's modules for a module("NAME") that matched
+ * none; the functions of l for a function name `want` (component fi). */
+void near_modules(ProbePoint *pp);
+void near_functions(ProbePoint *pp, int fi, const char *want, const NameList *l);
 
 /* pass 3: the kprobe glue of probes whose data is KernelPointData; `tag`
  * keeps the tables and functions of the families using it apart. */

@@ -55,6 +55,11 @@ typedef struct ResolvedPoint {
  * for a known family, bad argument). */
 int probe_family_resolve(ProbePoint *pp, Vec *out);
 
+/* The near misses the families offered while the last
+ * probe_family_resolve(pp) found nothing: " (similar: P1, P2)" with up to
+ * five probe points, or "" (also for any other pp). */
+const char *probe_family_similar(ProbePoint *pp);
+
 /* True when the first n components of the point begin some family's
  * shape (names and argument kinds), whether or not it would resolve. */
 bool probe_family_has_prefix(ProbePoint *pp, int n);

@@ -5,7 +5,8 @@
  * The program must exist (an optional point that names a missing one
  * resolves to nothing).  What its file holds comes from debuginfo.h
  * (object_facts): which functions exist (a full symbol table can say a
- * name is not there), the .plt entries, and the SDT markers with their
+ * name is not there; a stripped file's dynamic symbols are what a
+ * wildcard expands to), the .plt entries, and the SDT markers with their
  * argument counts ($arg1..$argN).
  */
 #include "family.h"
@@ -167,12 +168,21 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 		error_at(kc->loc, _("cannot probe the return of '_start': it never returns"));
 		return -1;
 	}
-	/* Only a full .symtab can say a function does not exist (inline
-	 * instances and C++ names still need DWARF). */
+	/* Only a complete symbol list can say a function does not exist
+	 * (inline instances and C++ names still need DWARF).  A stripped
+	 * file's dynamic symbols are what a wildcard expands to; a name or
+	 * wildcard with none among them is left for its debug information,
+	 * which may yet be found, but -l lists only the functions known. */
+	bool glob = arg_has_glob(func), some = false;
+	for (int i = 0; glob && i < ef->funcs.len && !some; i++)
+		some = arg_glob_match(func, ef->funcs.names[i]);
+	if (glob && ef->dynamic_only && !some && sess.listing)
+		return 0;
 	if (!ef->readable || !plain || pp_has(pp, "inline") ||
-	    (!ef->has_symtab && (arg_has_glob(func) || !namelist_has(&ef->funcs, func)))) {
+	    (!ef->complete && !(glob ? ef->dynamic_only && some
+				      : namelist_has(&ef->funcs, func)))) {
 		if (ef->readable && !plain && !arg_has_glob(func) && *func &&
-		    ef->has_symtab && !strstr(text, "::") && !namelist_has(&ef->funcs, func))
+		    ef->complete && !strstr(text, "::") && !namelist_has(&ef->funcs, func))
 			return 0;
 		ProcessData *d = NEW(ProcessData);
 		*d = *proto;
@@ -188,6 +198,10 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 				vec_push(&names, (void *)ef->funcs.names[i]);
 	} else if (namelist_has(&ef->funcs, func)) {
 		vec_push(&names, (void *)func);
+	} else {
+		for (int i = 0; i < ef->funcs.len; i++)
+			family_near_miss(pp, ci, func, ef->funcs.names[i],
+					 ef->funcs.names[i]);
 	}
 	for (int i = 0; i < names.len; i++) {
 		const char *f = names.data[i];

@@ -933,8 +933,70 @@ bool probe_family_has_prefix(ProbePoint *pp, int n)
 	return false;
 }
 
+void family_cannot_list(Loc loc, const char *what, const char *why)
+{
+	static Vec said;        /* interned reasons already given */
+	const char *w = intern(why);
+	for (int i = 0; i < said.len; i++)
+		if (said.data[i] == w)
+			return;
+	vec_push(&said, (void *)w);
+	bool quiet = diag_is_quiet();
+	diag_set_quiet(false);
+	warning_at(loc, _("cannot list '%s': %s"), what, why);
+	diag_set_quiet(quiet);
+}
+
+/* ---- near misses ---- */
+
+#define MAX_NEAR 5
+
+static ProbePoint *near_for;          /* the point being resolved */
+static int near_n;
+static struct { int dist; const char *text; } near[MAX_NEAR];
+
+void family_near_miss(ProbePoint *pp, int comp, const char *want,
+		      const char *name, const char *arg)
+{
+	int limit = strlen(want) / 3 + 1;
+	if (limit > 3)
+		limit = 3;
+	int dl = (int)strlen(want) - (int)strlen(name);
+	if (dl > limit || -dl > limit || !strcmp(want, name))
+		return;
+	int d = edit_distance(want, name);
+	if (d > limit || (near_n == MAX_NEAR && d >= near[MAX_NEAR - 1].dist))
+		return;
+	const char *text = intern(pp_text(pp_with_str(pp, comp, arg)));
+	for (int i = 0; i < near_n; i++)
+		if (near[i].text == text)
+			return;
+	/* keep near[] sorted by distance, first offered first */
+	int at = near_n < MAX_NEAR ? near_n++ : MAX_NEAR - 1;
+	while (at > 0 && near[at - 1].dist > d) {
+		near[at] = near[at - 1];
+		at--;
+	}
+	near[at].dist = d;
+	near[at].text = text;
+}
+
+const char *probe_family_similar(ProbePoint *pp)
+{
+	if (!pp || pp != near_for || !near_n)
+		return "";
+	StrBuf sb = { 0 };
+	for (int i = 0; i < near_n; i++)
+		sb_printf(&sb, "%s%s", i ? ", " : "", near[i].text);
+	const char *r = xsprintf(" (similar: %s)", sb_cstr(&sb));
+	sb_free(&sb);
+	return r;
+}
+
 int probe_family_resolve(ProbePoint *pp, Vec *out)
 {
+	near_for = pp;
+	near_n = 0;
 	if (!pp || pp->comps.len == 0)
 		return 0;
 	build_shapes();

@@ -14,6 +14,25 @@
 
 /* ---- the family ---- */
 
+/* Why no tracepoint can be listed for the target (load_events found
+ * neither headers nor tracefs). */
+static const char *no_list_reason(void)
+{
+	const char *rel = target_release();
+	const char *headers = sess.kernel_build_dir ? sess.kernel_build_dir
+		: xsprintf("/lib/modules/%s/build", rel);
+	if (!target_is_running_kernel())
+		return xsprintf(_("no tracepoint list for kernel %s: no tracepoint "
+				  "headers in %s"), rel, headers);
+	const char *tfs = "/sys/kernel/tracing";
+	const char *why = is_dir(tfs)
+		? xsprintf(_("tracefs is not mounted at %s (mount -t tracefs nodev %s)"),
+			   tfs, tfs)
+		: xsprintf(_("no tracefs at %s"), tfs);
+	return xsprintf(_("no tracepoint list for the running kernel %s: %s, and "
+			  "no tracepoint headers in %s"), rel, why, headers);
+}
+
 static void add_vars(ResolvedPoint *rp, TraceEvent *e)
 {
 	rp->data = e;
@@ -49,11 +68,15 @@ static int resolve_trace(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	const Vec *events = kernel_tracepoints();
 	if (!events) {
 		if (arg_has_glob(pat)) {
-			if (pp_is_optional(pp))
+			if (pp_is_optional(pp) && !sess.listing)
 				return 0;
-			error_at(tc->loc, _("cannot expand '%s': no tracepoint list for kernel %s (no tracefs, no headers in /lib/modules/%s/build)"),
-				 pat, target_release(), target_release());
-			return -1;
+			if (!pp_is_optional(pp)) {
+				error_at(tc->loc, _("cannot expand '%s': %s"), pat,
+					 no_list_reason());
+				return -1;
+			}
+			family_cannot_list(tc->loc, pat, no_list_reason());
+			return 0;
 		}
 		TraceEvent *e = NEW(TraceEvent);
 		e->system = colon ? intern(sys_pat) : NULL;
@@ -73,6 +96,15 @@ static int resolve_trace(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 		ResolvedPoint *rp = rp_push(out, fam, c);
 		add_vars(rp, e);
 		n++;
+	}
+	if (!n && !arg_has_glob(pat)) {
+		/* "did you mean": in the form the point was written in */
+		for (int i = 0; i < events->len; i++) {
+			TraceEvent *e = events->data[i];
+			const char *full = xsprintf("%s:%s", e->system, e->name);
+			family_near_miss(pp, ti, colon ? pat : ev_pat,
+					 colon ? full : e->name, colon ? full : e->name);
+		}
 	}
 	return n;
 }
