@@ -118,6 +118,14 @@ tapc_dist_files = \
 	taprun/tests/test_cli.sh \
 	taprun/tests/test_merge.c \
 	testsuite/conformance.xfail \
+	testsuite/fixtures/kernel-tree-bare/include/config/kernel.release \
+	testsuite/fixtures/kernel-tree/.config \
+	testsuite/fixtures/kernel-tree/README \
+	testsuite/fixtures/kernel-tree/System.map \
+	testsuite/fixtures/kernel-tree/arch/x86/include/asm/trace/irq_vectors.h \
+	testsuite/fixtures/kernel-tree/include/config/kernel.release \
+	testsuite/fixtures/kernel-tree/include/trace/events/sched.h \
+	testsuite/fixtures/kernel-tree/modules.order \
 	testsuite/fuzz/fuzz_front.c \
 	testsuite/fuzz/run \
 	testsuite/fuzz/stap.dict \
@@ -288,6 +296,12 @@ tapc_dist_files = \
 	testsuite/golden/probes/maxactive_call.stp \
 	testsuite/golden/probes/maxactive_range.err \
 	testsuite/golden/probes/maxactive_range.stp \
+	testsuite/golden/probes/near_kernel.args \
+	testsuite/golden/probes/near_kernel.err \
+	testsuite/golden/probes/near_kernel.stp \
+	testsuite/golden/probes/near_trace.args \
+	testsuite/golden/probes/near_trace.err \
+	testsuite/golden/probes/near_trace.stp \
 	testsuite/golden/probes/netfilter.p2 \
 	testsuite/golden/probes/netfilter.stp \
 	testsuite/golden/probes/netfilter_badpf.err \
