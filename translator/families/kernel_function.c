@@ -183,24 +183,7 @@ static int resolve_kernel_dwarf(const ProbeFamily *fam, ProbePoint *pp,
 	ProbePointComp *mc = pp_comp(pp, "module");
 	if (!mc)
 		return resolve_dwarf_in(fam, pp, NULL, kernel_function_symbols(), out);
-	bool unknown;
-	int err;
-	Vec mods = expand_modules(mc, &unknown, &err);
-	if (err)
-		return err;
-	if (!mods.len)
-		near_modules(pp);
-	int total = 0, mi = pp_comp_index(pp, "module");
-	for (int i = 0; i < mods.len; i++) {
-		const char *m = mods.data[i];
-		ProbePoint *c = strcmp(m, comp_str(mc)) ? pp_with_str(pp, mi, m) : pp;
-		const NameList *syms = unknown ? NULL : module_function_symbols(m);
-		int r = resolve_dwarf_in(fam, c, m, syms, out);
-		if (r < 0)
-			return -1;
-		total += r;
-	}
-	return total;
+	return resolve_each_module(fam, pp, mc, resolve_dwarf_in, out);
 }
 
 /* ---- pass 3: kernel.function without DWARF ----

@@ -166,6 +166,28 @@ static int resolve_kprobe_in(const ProbeFamily *fam, ProbePoint *pp,
 	return names.len;
 }
 
+/* One module of a module("...").function point: its symbols checked when
+ * they can be read; otherwise (not loaded, or unknown) the symbol is
+ * checked when the module is, so a wildcard has nothing to expand to. */
+static int resolve_kprobe_module(const ProbeFamily *fam, ProbePoint *c,
+				 const char *m, const NameList *syms, Vec *out)
+{
+	if (syms)
+		return resolve_kprobe_in(fam, c, m, out);
+	ProbePointComp *fc = pp_comp(c, "function");
+	if (arg_has_glob(comp_str(fc)))
+		return 0;
+	KernelPointData *d = NEW(KernelPointData);
+	if (check_maxactive(c, d) < 0)
+		return -1;
+	d->module = m;
+	d->function = comp_str(fc);
+	ResolvedPoint *rp = rp_push(out, fam, c);
+	rp->data = d;
+	rp->needs_debuginfo = true;
+	return 1;
+}
+
 static int resolve_kprobe(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 {
 	if (pp_has(pp, "statement")) {
@@ -181,6 +203,12 @@ static int resolve_kprobe(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	ProbePointComp *mc = pp_comp(pp, "module");
 	if (!mc)
 		return resolve_kprobe_in(fam, pp, NULL, out);
+	return resolve_each_module(fam, pp, mc, resolve_kprobe_module, out);
+}
+
+int resolve_each_module(const ProbeFamily *fam, ProbePoint *pp,
+			ProbePointComp *mc, ModuleResolver each, Vec *out)
+{
 	bool unknown;
 	int err;
 	Vec mods = expand_modules(mc, &unknown, &err);
@@ -193,25 +221,7 @@ static int resolve_kprobe(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 		const char *m = mods.data[i];
 		ProbePoint *c = strcmp(m, comp_str(mc)) ? pp_with_str(pp, mi, m) : pp;
 		const NameList *syms = unknown ? NULL : module_function_symbols(m);
-		int r;
-		if (syms) {
-			r = resolve_kprobe_in(fam, c, m, out);
-		} else {
-			/* Not loaded (or unknown): the symbol is checked
-			 * when the module is. */
-			ProbePointComp *fc = pp_comp(c, "function");
-			if (arg_has_glob(comp_str(fc)))
-				continue;
-			KernelPointData *d = NEW(KernelPointData);
-			if (check_maxactive(c, d) < 0)
-				return -1;
-			d->module = m;
-			d->function = comp_str(fc);
-			ResolvedPoint *rp = rp_push(out, fam, c);
-			rp->data = d;
-			rp->needs_debuginfo = true;
-			r = 1;
-		}
+		int r = each(fam, c, m, syms, out);
 		if (r < 0)
 			return -1;
 		total += r;

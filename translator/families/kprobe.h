@@ -28,6 +28,14 @@ Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err);
 /* "Did you mean": the target's modules for a module("NAME") that matched
  * none; the functions of l for a function name `want` (component fi). */
 void near_modules(ProbePoint *pp);
+/* Resolve a module("PATTERN")... point once per module it stands for:
+ * each(fam, point with that module, module, its function symbols or NULL
+ * when they cannot be read, out).  The sum of what each returned, or -1
+ * after an error. */
+typedef int (*ModuleResolver)(const ProbeFamily *fam, ProbePoint *pp,
+			      const char *module, const NameList *syms, Vec *out);
+int resolve_each_module(const ProbeFamily *fam, ProbePoint *pp,
+			ProbePointComp *mc, ModuleResolver each, Vec *out);
 void near_functions(ProbePoint *pp, int fi, const char *want, const NameList *l);
 
 /* pass 3: the kprobe glue of probes whose data is KernelPointData; `tag`
