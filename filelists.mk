@@ -640,6 +640,7 @@ tapc_dist_files = \
 	testsuite/run/trace_vars.stp \
 	testsuite/run/try_catch.out \
 	testsuite/run/try_catch.stp \
+	testsuite/unit/check.h \
 	testsuite/unit/runtime/test_runtime.c \
 	testsuite/unit/runtime/test_transport.c \
 	testsuite/unit/test_build.c \

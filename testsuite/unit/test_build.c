@@ -18,15 +18,7 @@
 
 Session sess;  /* diag.c reads it; main.c is not linked here */
 
-static int failures;
-
-#define CHECK(c) \
-	do { \
-		if (!(c)) { \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++; \
-		} \
-	} while (0)
+#include "check.h"
 
 static const char *sha_hex_of(const char *s, size_t len)
 {

@@ -11,15 +11,7 @@
 
 Session sess;  /* options.c is not linked here */
 
-static int failures;
-
-#define CHECK(c) \
-	do { \
-		if (!(c)) { \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++; \
-		} \
-	} while (0)
+#include "check.h"
 
 /* Two SDT markers as <sys/sdt.h> lays them out (pc, base, semaphore,
  * provider, name, arguments), with constant addresses so the test knows

@@ -14,15 +14,7 @@
 
 Session sess;  /* main.c is not linked here */
 
-static int failures;
-
-#define CHECK(c) \
-	do { \
-		if (!(c)) { \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-			failures++; \
-		} \
-	} while (0)
+#include "check.h"
 
 /* ---- reading a point: name[(arg)] { . name[(arg)] } [?|!] ---- */
 
