@@ -164,17 +164,7 @@ static int resolve_dwarf_in(const ProbeFamily *fam, ProbePoint *pp,
 		vec_push(&names, (void *)fp.func);
 	else
 		near_functions(pp, fi, fp.func, function_bases(syms));
-	for (int i = 0; i < names.len; i++) {
-		const char *f = names.data[i];
-		ProbePoint *c = strcmp(f, text) ? pp_with_str(pp, fi, f) : pp;
-		KernelPointData *d = NEW(KernelPointData);
-		*d = proto;
-		d->function = f;
-		ResolvedPoint *rp = rp_push(out, fam, c);
-		rp->data = d;
-		rp->needs_debuginfo = true;
-	}
-	return names.len;
+	return push_function_points(fam, pp, fi, text, &names, &proto, true, out);
 }
 
 static int resolve_kernel_dwarf(const ProbeFamily *fam, ProbePoint *pp,

@@ -153,17 +153,25 @@ static int resolve_kprobe_in(const ProbeFamily *fam, ProbePoint *pp,
 	} else {
 		near_functions(pp, fi, sym, syms);
 	}
-	for (int i = 0; i < names.len; i++) {
-		const char *f = names.data[i];
-		ProbePoint *c = strcmp(f, sym) ? pp_with_str(pp, fi, f) : pp;
+	return push_function_points(fam, pp, fi, sym, &names, &proto, unchecked, out);
+}
+
+int push_function_points(const ProbeFamily *fam, ProbePoint *pp, int fi,
+			 const char *text, const Vec *names,
+			 const KernelPointData *proto, bool needs_debuginfo,
+			 Vec *out)
+{
+	for (int i = 0; i < names->len; i++) {
+		const char *f = names->data[i];
+		ProbePoint *c = strcmp(f, text) ? pp_with_str(pp, fi, f) : pp;
 		KernelPointData *d = NEW(KernelPointData);
-		*d = proto;
+		*d = *proto;
 		d->function = f;
 		ResolvedPoint *rp = rp_push(out, fam, c);
 		rp->data = d;
-		rp->needs_debuginfo = unchecked;
+		rp->needs_debuginfo = needs_debuginfo;
 	}
-	return names.len;
+	return names->len;
 }
 
 /* One module of a module("...").function point: its symbols checked when

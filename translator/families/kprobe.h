@@ -28,6 +28,14 @@ Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err);
 /* "Did you mean": the target's modules for a module("NAME") that matched
  * none; the functions of l for a function name `want` (component fi). */
 void near_modules(ProbePoint *pp);
+/* One resolved point per name of `names` (a function of the point's
+ * component fi, whose text was `text`): pp itself for the name written,
+ * else a copy naming that function; its data a copy of proto with the
+ * function set.  Returns how many. */
+int push_function_points(const ProbeFamily *fam, ProbePoint *pp, int fi,
+			 const char *text, const Vec *names,
+			 const KernelPointData *proto, bool needs_debuginfo,
+			 Vec *out);
 /* Resolve a module("PATTERN")... point once per module it stands for:
  * each(fam, point with that module, module, its function symbols or NULL
  * when they cannot be read, out).  The sum of what each returned, or -1
