@@ -11,9 +11,14 @@
  *   kheaders.c     which kernel header declares a struct
  *   tracepoints.c  the kernel's tracepoints and their prototypes (trace
  *                  headers, tracefs)
- * DWARF (libdw/libdwfl) and BTF (libbpf) come next, behind this same
- * header; the types at its end are the shape their answers take (see
- * there).  No family file reads these sources itself.
+ *   kdebug.c       which debug information the target kernel and each of
+ *                  its modules has (DWARF, else BTF, else none), found
+ *                  once and build-id checked; the di_* calls below, which
+ *                  answer from whichever reader that is
+ *   dwarf.c        the kernel's and modules' DWARF, through libdwfl/libdw,
+ *                  with an index cached by build-id
+ *   btf.c          the kernel's and modules' BTF, through libbpf
+ * No family file reads these sources itself.
  *
  * Everything returned lives in the arena and is read once per run (names
  * are interned).  "Unknown" is NULL, never an empty list: a caller then
@@ -143,7 +148,7 @@ const ObjectFacts *object_facts(const char *path);
 
 /* ---- the shape of DWARF and BTF answers ----
  *
- * The readers to come (libdwfl for DWARF: kernel, modules and user
+ * The readers (libdwfl for DWARF: kernel, modules and, later, user
  * objects with their separate debug files; libbpf for the kernel's BTF)
  * answer in these types, so the families are written once against them.
  * Addresses are as the module's file has them; add the module's bias for
@@ -201,14 +206,23 @@ typedef enum DiLocKind {
 	DI_LOC_EXPR,            /* a DWARF expression tapc must evaluate */
 } DiLocKind;
 
+/* One operation of a DI_LOC_EXPR: op is the DW_OP_* number of <dwarf.h>,
+ * n1 and n2 its operands as libdw gives them.  DW_OP_call_frame_cfa is
+ * left to the caller, with di_cfa_at(); DW_OP_entry_value's operand
+ * expression follows it as its own ops (n1 of them). */
+typedef struct DiOp {
+	uint8_t op;
+	uint64_t n1, n2;
+} DiOp;
+
 typedef struct DiLocation {
 	DiLocKind kind;
 	int reg;                /* DWARF register number */
 	int64_t offset;         /* DI_LOC_MEM_REG */
 	uint64_t addr;          /* DI_LOC_ADDR */
 	int64_t value;          /* DI_LOC_CONST */
-	const void *expr;       /* DI_LOC_EXPR: the reader's operations */
-	size_t expr_len;
+	const DiOp *expr;       /* DI_LOC_EXPR: the operations */
+	size_t expr_len;        /* how many */
 } DiLocation;
 
 /* A parameter or variable in scope at some pc (or a global). */
@@ -249,5 +263,113 @@ struct DiType {
 				 * functions, parameter types (DiType *) */
 	DiSrcLoc decl;          /* where it is declared (DWARF only) */
 };
+
+/* ---- kernel debug information: the calls (kdebug.c) ----
+ *
+ * `module` is NULL for the kernel proper, else a module name as the
+ * script wrote it ("ext4"; '-' and '_' alike).  Every call answers from
+ * the module's DWARF when it has DWARF, else from its BTF; di_source()
+ * says which.  Vecs are returned by value and owned by the caller; what
+ * they point to lives in the arena for the whole run. */
+
+typedef enum DiSource {
+	DI_SRC_NONE,            /* neither: symbols only */
+	DI_SRC_DWARF,
+	DI_SRC_BTF,
+} DiSource;
+
+/* Which debug information module has (looked up once, DWARF first:
+ * $SYSTEMTAP_DEBUGINFO_PATH when set, else /usr/lib/debug/boot/
+ * vmlinux-RELEASE, /usr/lib/debug/lib/modules/RELEASE/..., the build
+ * tree's vmlinux; each checked against the target's image by build-id). */
+DiSource di_source(const char *module);
+/* The module's files and address range, or NULL for DI_SRC_NONE. */
+const DiModule *di_module(const char *module);
+/* Why di_source(module) is not DWARF, for messages: where tapc looked,
+ * or the two files whose build-ids differ. */
+const char *di_why_no_dwarf(const char *module);
+/* Why it is DI_SRC_NONE (neither DWARF nor BTF), for messages. */
+const char *di_why_none(const char *module);
+
+/* Functions of module whose name matches func_glob (arg_glob_match
+ * syntax) and, when file_glob is not NULL, whose declaration's file
+ * matches it (a glob against the path as DWARF has it, relative to the
+ * kernel tree, and against its last components: "read_write.c" and
+ * "fs/read_write.c" both match).  Out-of-line definitions (inlined
+ * false), and with want_inline also each inlined instance (inlined true:
+ * one DiFunction per place it was inlined).  Sorted by name, then
+ * address; each (name, address) once.  BTF: out-of-line only, no decl. */
+Vec di_functions(const char *module, const char *func_glob,
+		 const char *file_glob, bool want_inline);
+
+/* The address where a probe on f's entry goes: after the prologue, where
+ * its parameters are in their homes (DWARF: the line table's prologue
+ * end; BTF and inlined instances: entry_pc). */
+uint64_t di_probe_pc(const DiFunction *f);
+
+/* A source line and the address its code begins at. */
+typedef struct DiLine {
+	DiSrcLoc src;
+	uint64_t pc;
+	const DiFunction *func; /* the function it is in (innermost out-of-
+				 * line one), or NULL */
+} DiLine;
+
+/* The lines of f (all of its file's lines it has code for) in
+ * [lo, hi], one DiLine per line (its lowest address, as a statement
+ * probe puts it).  DWARF only (empty for BTF). */
+Vec di_function_lines(const DiFunction *f, int lo, int hi);
+/* The lines of module's compilation units whose file matches file_glob,
+ * in [lo, hi]; with nearest, a line without code stands for the next one
+ * that has code.  DWARF only. */
+Vec di_source_lines(const char *module, const char *file_glob, int lo,
+		    int hi, bool nearest);
+
+/* The labels (C `name:`) of f whose name matches glob.  DWARF only. */
+typedef struct DiLabel {
+	const char *name;
+	uint64_t pc;
+	DiSrcLoc src;
+	const DiFunction *func;
+} DiLabel;
+Vec di_function_labels(const DiFunction *f, const char *glob);
+
+/* The call sites in f (DW_TAG_call_site / GNU_call_site) of functions
+ * whose name matches glob; with depth > 1 also the callees' callees, down
+ * to depth levels.  DWARF only. */
+typedef struct DiCallSite {
+	const DiFunction *caller;
+	const DiFunction *callee;
+	uint64_t pc;            /* the call instruction's return address
+				 * (DW_AT_call_return_pc) */
+} DiCallSite;
+Vec di_function_callees(const DiFunction *f, const char *glob, int depth);
+
+/* The variables in scope at pc inside f: its parameters, then the locals
+ * of every lexical block that contains pc, innermost last (a later one
+ * shadows an earlier one of the same name), each with its location at pc
+ * (DI_LOC_NONE when it is optimised out there).  BTF: the parameters,
+ * located by the calling convention at entry (DI_LOC_REG). */
+Vec di_variables_at(const DiFunction *f, uint64_t pc);
+
+/* Where the canonical frame address is at pc (for DW_OP_call_frame_cfa
+ * and DW_OP_fbreg through it), from the module's CFI: kind DI_LOC_REG
+ * with an offset is "register + offset"; false when unknown. */
+bool di_cfa_at(const DiModule *m, uint64_t pc, DiLocation *out);
+
+/* A type by name: "struct task_struct", "union x", "enum y", or a
+ * typedef/base name ("u32", "int").  module NULL: the kernel, then every
+ * module the run has used.  NULL when not found. */
+const DiType *di_find_type(const char *module, const char *name);
+/* A global variable, for @var("name@file.c"): file_glob NULL means any
+ * compilation unit (external ones first).  NULL when not found. */
+const DiVariable *di_find_global(const char *module, const char *name,
+				 const char *file_glob);
+
+/* A type as stap prints it in -L listings: "struct file*", "char*",
+ * "size_t", "unsigned int", "long int[3]". */
+const char *di_type_text(const DiType *t);
+/* The type behind typedefs and qualifiers. */
+const DiType *di_type_strip(const DiType *t);
 
 #endif

@@ -1,0 +1,29 @@
+/* kreaders.h - what kdebug.c asks the kernel's debug-information readers
+ * (dwarf.c, btf.c).  Private to translator/debuginfo/: everything else
+ * goes through the di_* calls of debuginfo.h. */
+#ifndef TAPC_KREADERS_H
+#define TAPC_KREADERS_H
+
+#include "debuginfo.h"
+
+/* ---- btf.c: the kernel's BTF through libbpf ----
+ *
+ * The running kernel: /sys/kernel/btf/vmlinux and /sys/kernel/btf/MODULE.
+ * Another release (-r): the .BTF section of the vmlinux packed in
+ * /boot/vmlinuz-RELEASE, and of the module's .ko (split BTF on the
+ * kernel's). */
+
+/* Open module's BTF (NULL: the kernel), filling m (kind, name, path).
+ * False with *why set to where tapc looked when there is none. */
+bool btf_open(const char *module, DiModule *m, const char **why);
+/* di_functions() from BTF: out-of-line functions (BTF_KIND_FUNC), their
+ * parameters (DiVariable, is_param, located by the x86-64 calling
+ * convention: DI_LOC_REG with DWARF numbers 5 4 1 2 8 9 for rdi rsi rdx
+ * rcx r8 r9; DI_LOC_NONE past the sixth or for a struct passed by value)
+ * and return type.  entry_pc, low_pc, high_pc are 0: BTF has no
+ * addresses (the kprobe goes on the symbol). */
+Vec btf_functions(const DiModule *m, const char *func_glob);
+/* di_find_type() from BTF. */
+const DiType *btf_find_type(const DiModule *m, const char *name);
+
+#endif
