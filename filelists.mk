@@ -500,6 +500,47 @@ tapc_dist_files = \
 	testsuite/run/abort_warn.stp \
 	testsuite/run/cast_header.out \
 	testsuite/run/cast_header.stp \
+	testsuite/run/di_cast.args \
+	testsuite/run/di_cast.out \
+	testsuite/run/di_cast.stp \
+	testsuite/run/di_cast_btf.args \
+	testsuite/run/di_cast_btf.env \
+	testsuite/run/di_cast_btf.out \
+	testsuite/run/di_cast_btf.stp \
+	testsuite/run/di_inline.args \
+	testsuite/run/di_inline.out \
+	testsuite/run/di_inline.stp \
+	testsuite/run/di_member.args \
+	testsuite/run/di_member.out \
+	testsuite/run/di_member.stp \
+	testsuite/run/di_member_btf.args \
+	testsuite/run/di_member_btf.env \
+	testsuite/run/di_member_btf.out \
+	testsuite/run/di_member_btf.stp \
+	testsuite/run/di_params.args \
+	testsuite/run/di_params.out \
+	testsuite/run/di_params.stp \
+	testsuite/run/di_params_btf.args \
+	testsuite/run/di_params_btf.env \
+	testsuite/run/di_params_btf.out \
+	testsuite/run/di_params_btf.stp \
+	testsuite/run/di_parms.args \
+	testsuite/run/di_parms.out \
+	testsuite/run/di_parms.stp \
+	testsuite/run/di_parms_btf.args \
+	testsuite/run/di_parms_btf.env \
+	testsuite/run/di_parms_btf.out \
+	testsuite/run/di_parms_btf.stp \
+	testsuite/run/di_return.args \
+	testsuite/run/di_return.out \
+	testsuite/run/di_return.stp \
+	testsuite/run/di_return_btf.args \
+	testsuite/run/di_return_btf.env \
+	testsuite/run/di_return_btf.out \
+	testsuite/run/di_return_btf.stp \
+	testsuite/run/di_statement.args \
+	testsuite/run/di_statement.out \
+	testsuite/run/di_statement.stp \
 	testsuite/run/entry_return.args \
 	testsuite/run/entry_return.out \
 	testsuite/run/entry_return.stp \
@@ -649,6 +690,14 @@ tapc_dist_files = \
 	testsuite/unit/test_util.c \
 	testsuite/vm/init \
 	testsuite/vm/mkinitramfs \
+	testsuite/vm/modvars/build-modules \
+	testsuite/vm/modvars/dummy_vars.out \
+	testsuite/vm/modvars/dummy_vars.sh \
+	testsuite/vm/modvars/dummy_vars.stp \
+	testsuite/vm/modvars/dummy_vars_btf.env \
+	testsuite/vm/modvars/dummy_vars_btf.out \
+	testsuite/vm/modvars/dummy_vars_btf.sh \
+	testsuite/vm/modvars/dummy_vars_btf.stp \
 	testsuite/vm/probes/build-modules \
 	testsuite/vm/probes/chatty.stp \
 	testsuite/vm/probes/chatty_kill.out \
@@ -731,6 +780,7 @@ tapc_dist_files = \
 	testsuite/vm/transport/target.sh \
 	testsuite/vm/transport/warn.out \
 	testsuite/vm/transport/warn.sh \
+	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
 	testsuite/vm/workloads/open_close.c \
@@ -746,6 +796,7 @@ tapc_dist_files = \
 	translator/debuginfo/debuginfo.h \
 	translator/debuginfo/elf.c \
 	translator/debuginfo/kheaders.c \
+	translator/debuginfo/kreaders.h \
 	translator/debuginfo/programs.c \
 	translator/debuginfo/symbols.c \
 	translator/debuginfo/tracepoints.c \
