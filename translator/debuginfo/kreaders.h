@@ -26,4 +26,18 @@ Vec btf_functions(const DiModule *m, const char *func_glob);
 /* di_find_type() from BTF. */
 const DiType *btf_find_type(const DiModule *m, const char *name);
 
+/* The build-id (hex) of the target kernel's image, which a DWARF vmlinux
+ * must match: the running kernel's from /sys/kernel/notes, another
+ * release's from the vmlinux packed in /boot/vmlinuz-RELEASE (read once,
+ * cached with its BTF).  NULL when it cannot be read. */
+const char *kernel_image_build_id(void);
+/* The file of module ('-' and '_' alike) under /lib/modules/RELEASE/,
+ * from modules.dep (else a walk of kernel/ and updates/): its .ko, .ko.xz,
+ * .ko.zst or .ko.gz.  NULL when there is none. */
+const char *kernel_module_file(const char *module);
+/* The build-id (hex) of module's image: a loaded module of the running
+ * kernel from /sys/module/NAME/notes, else the .ko (.ko.xz, .ko.zst,
+ * .ko.gz) under /lib/modules/RELEASE/.  NULL when it cannot be read. */
+const char *kernel_module_build_id(const char *module);
+
 #endif
