@@ -163,6 +163,29 @@ static const char *unpack_xz(const unsigned char *in, size_t len, Bytes *out,
 static const char *unpack_zstd(const unsigned char *in, size_t len, Bytes *out,
 			       size_t cap)
 {
+	/* When the frame or the kernel's trailer says how big it unpacks,
+	 * one call decodes straight into out: streaming would add a window
+	 * buffer as big as the kernel's (128 MiB with zstd -22 --ultra) to
+	 * the peak memory.  Should the size be wrong, stream. */
+	unsigned long long whole = ZSTD_getFrameContentSize(in, len);
+	size_t frame = ZSTD_findFrameCompressedSize(in, len);
+	if (!ZSTD_isError(frame)) {
+		if (whole != ZSTD_CONTENTSIZE_UNKNOWN && whole != ZSTD_CONTENTSIZE_ERROR) {
+			if (whole > UNPACK_LIMIT)
+				return _("unpacks to more than 1 GiB");
+			if (cap < whole) {
+				out->data = xrealloc_heap(out->data, whole ? whole : 1);
+				cap = whole;
+			}
+		}
+		if (cap) {
+			size_t r = ZSTD_decompress(out->data, cap, in, frame);
+			if (!ZSTD_isError(r)) {
+				out->len = r;
+				return NULL;
+			}
+		}
+	}
 	ZSTD_DStream *z = ZSTD_createDStream();
 	if (!z)
 		return _("cannot start the zstd decoder");
@@ -583,6 +606,12 @@ static bool vmlinuz_btf_cached(const char *path, ElfBtf *out, const char **why)
 
 /* ================= the target kernel's image ================= */
 
+/* One more place looked in, "PATH: why", for a message. */
+static void looked_add(StrBuf *sb, const char *what)
+{
+	sb_printf(sb, "%s%s", sb->len ? "; " : "", what);
+}
+
 static const char *sys_btf(const char *name)
 {
 	return xsprintf("/sys/kernel/btf/%s", name);
@@ -595,7 +624,7 @@ typedef struct Image {
 	const char *path;       /* the file read, or NULL */
 	const char *build_id;
 	Bytes btf;
-	const char *why;        /* why path is NULL, or has no .BTF */
+	const char *why;        /* why btf is NULL: "PATH: why; ..." */
 } Image;
 
 static Image image;
@@ -605,7 +634,7 @@ static const Image *target_image(void)
 	if (image.done)
 		return &image;
 	image.done = true;
-	StrBuf why = { 0 };
+	StrBuf looked = { 0 };
 	Vec tries = { 0 };
 	if (sess.kernel_build_dir)
 		vec_push(&tries, xsprintf("%s/vmlinux", sess.kernel_build_dir));
@@ -614,25 +643,25 @@ static const Image *target_image(void)
 		const char *p = tries.data[i], *err = NULL;
 		ElfBtf eb;
 		if (access(p, F_OK) != 0) {
-			sb_printf(&why, "%s%s", why.len ? ", " : "", p);
+			looked_add(&looked, xsprintf("%s: %s", p, strerror(errno)));
 			continue;
 		}
 		bool ok = i == 0 && sess.kernel_build_dir ? elf_btf_of_file(p, &eb, &err)
 							  : vmlinuz_btf_cached(p, &eb, &err);
 		if (!ok) {
-			sb_printf(&why, "%s%s", why.len ? ", " : "", err);
+			looked_add(&looked, err);
 			continue;
 		}
 		image.path = p;
 		image.build_id = eb.build_id;
 		image.btf = eb.btf;
 		if (!eb.btf.data)
-			image.why = xsprintf(_("%s has no .BTF section"), p);
+			looked_add(&looked, xsprintf(_("%s: no .BTF section"), p));
 		break;
 	}
-	if (!image.path)
-		image.why = xstrdup(sb_cstr(&why));
-	sb_free(&why);
+	if (!image.btf.data)
+		image.why = xstrdup(sb_cstr(&looked));
+	sb_free(&looked);
 	return &image;
 }
 
@@ -826,7 +855,7 @@ static BtfSet *kernel_btf(void)
 			set_ready(&kernel_set, b);
 			return &kernel_set;
 		}
-		sb_printf(&looked, "%s (%s)", p, strerror(errno));
+		looked_add(&looked, xsprintf("%s: %s", p, strerror(errno)));
 	}
 	const Image *im = target_image();
 	if (im->btf.data) {
@@ -836,11 +865,11 @@ static BtfSet *kernel_btf(void)
 			set_ready(&kernel_set, b);
 			return &kernel_set;
 		}
-		sb_printf(&looked, "%s%s", looked.len ? ", " : "", why);
+		looked_add(&looked, why);
 	} else {
-		sb_printf(&looked, "%s%s", looked.len ? ", " : "", im->why);
+		looked_add(&looked, im->why);
 	}
-	kernel_set.why = xsprintf(_("no BTF for kernel %s (looked in %s)"),
+	kernel_set.why = xsprintf(_("no BTF for kernel %s (%s)"),
 				  target_release(), sb_cstr(&looked));
 	sb_free(&looked);
 	return &kernel_set;
@@ -871,17 +900,17 @@ static BtfSet *module_btf(const char *module)
 			set_ready(s, b);
 			return s;
 		}
-		sb_printf(&looked, "%s (%s)", p, strerror(errno));
+		looked_add(&looked, xsprintf("%s: %s", p, strerror(errno)));
 	}
 	const char *file = kernel_module_file(name), *why = NULL;
 	ElfBtf eb;
 	if (!file) {
-		sb_printf(&looked, _("%sno file for it in /lib/modules/%s"),
-			  looked.len ? ", " : "", target_release());
+		looked_add(&looked, xsprintf(_("/lib/modules/%s: no file of it"),
+					     target_release()));
 	} else if (!elf_btf_of_file(file, &eb, &why)) {
-		sb_printf(&looked, "%s%s", looked.len ? ", " : "", why);
+		looked_add(&looked, why);
 	} else if (!eb.btf.data) {
-		sb_printf(&looked, _("%s%s has no .BTF section"), looked.len ? ", " : "", file);
+		looked_add(&looked, xsprintf(_("%s: no .BTF section"), file));
 	} else {
 		struct btf *b = btf_of_bytes(&eb.btf, k->btf, &why, file);
 		bytes_free(&eb.btf);
@@ -891,9 +920,9 @@ static BtfSet *module_btf(const char *module)
 			sb_free(&looked);
 			return s;
 		}
-		sb_printf(&looked, "%s%s", looked.len ? ", " : "", why);
+		looked_add(&looked, why);
 	}
-	s->why = xsprintf(_("no BTF for module %s (looked in %s)"), module, sb_cstr(&looked));
+	s->why = xsprintf(_("no BTF for module %s (%s)"), module, sb_cstr(&looked));
 	sb_free(&looked);
 	return s;
 }
