@@ -746,7 +746,9 @@ tapc_dist_files = \
 	translator/ctxvars.c \
 	translator/debuginfo/btf.c \
 	translator/debuginfo/debuginfo.h \
+	translator/debuginfo/dwarf.c \
 	translator/debuginfo/elf.c \
+	translator/debuginfo/kdebug.c \
 	translator/debuginfo/kheaders.c \
 	translator/debuginfo/kreaders.h \
 	translator/debuginfo/programs.c \
