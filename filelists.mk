@@ -646,6 +646,7 @@ tapc_dist_files = \
 	testsuite/unit/test_btf.c \
 	testsuite/unit/test_build.c \
 	testsuite/unit/test_debuginfo.c \
+	testsuite/unit/test_dwarf.c \
 	testsuite/unit/test_probes.c \
 	testsuite/unit/test_util.c \
 	testsuite/vm/init \

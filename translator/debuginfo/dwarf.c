@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -365,7 +366,13 @@ static void add_type(IxBuild *b, Dwarf_Die *die, Dwarf_Die *cu, const char *pref
 	const char *name = dwarf_diename(die);
 	if (!name || die_flag(die, DW_AT_declaration))
 		return;
-	uint32_t off = ix_intern(b, prefix ? xsprintf("%s %s", prefix, name) : name);
+	char buf[512];
+	if (prefix) {
+		if ((size_t)snprintf(buf, sizeof buf, "%s %s", prefix, name) >= sizeof buf)
+			return;
+		name = buf;
+	}
+	uint32_t off = ix_intern(b, name);
 	if (off >= b->type_seen_len) {
 		size_t n = b->type_seen_len ? b->type_seen_len : 1 << 20;
 		while (n <= off)
@@ -490,7 +497,7 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /* Walk every compilation unit.  For a vmlinux (not relocated), a fresh
- * Dwarf is opened every few hundred units and the file's pages dropped,
+ * Dwarf is opened every 64 units and the file's pages dropped,
  * so libdw's per-unit caches and the mapped file do not all stay in
  * memory at once. */
 static bool ix_walk_all(DwMod *dm, IxBuild *b)
@@ -510,8 +517,9 @@ static bool ix_walk_all(DwMod *dm, IxBuild *b)
 		    dwarf_tag(&cu) == DW_TAG_compile_unit)
 			walk_cu(b, &cu);
 		off = next;
-		if (!dm->is_rel && ++n % 256 == 0) {
+		if (!dm->is_rel && ++n % 64 == 0) {
 			dwarf_end(dw);
+			malloc_trim(0);
 			if (raw) {
 				uintptr_t a = (uintptr_t)raw & ~(uintptr_t)4095;
 				madvise((void *)a, raw_size + ((uintptr_t)raw - a),
