@@ -66,6 +66,15 @@ static const char kernel_c[] =
 	"		;\n"
 	"}\n";
 
+/* A unit built without optimisation: a real prologue, variables on the
+ * frame. */
+static const char plain_c[] =
+	"int fx_plain(int a, int b)\n"
+	"{\n"
+	"	int s = a + b;\n"
+	"	return s * 2;\n"
+	"}\n";
+
 /* The fixture module (a relocatable object, as a .ko is). */
 static const char module_c[] =
 	"extern int printk(const char *, ...);\n"
@@ -104,13 +113,16 @@ static bool make_tree(void)
 		return false;
 	write_file_atomic(xsprintf("%s/fx.c", tree), kernel_c, strlen(kernel_c));
 	write_file_atomic(xsprintf("%s/fx-mod.c", tree), module_c, strlen(module_c));
+	write_file_atomic(xsprintf("%s/fx0.c", tree), plain_c, strlen(plain_c));
 	make_dirs(xsprintf("%s/include/config", tree));
 	const char *rel = "9.9.9-tapc-fixture\n";
 	write_file_atomic(xsprintf("%s/include/config/kernel.release", tree), rel,
 			  strlen(rel));
-	return run(xsprintf("cd '%s' && gcc -g -O2 -fno-pie -no-pie -static -nostdlib "
+	return run(xsprintf("cd '%s' && gcc -g -O0 -fno-pie -fno-asynchronous-unwind-tables "
+			    "-c fx0.c 2>/dev/null && "
+			    "gcc -g -O2 -fno-pie -no-pie -static -nostdlib "
 			    "-fno-asynchronous-unwind-tables -Wl,--build-id -Wl,-e,fx_entry "
-			    "-o vmlinux fx.c 2>/dev/null && "
+			    "-o vmlinux fx.c fx0.o 2>/dev/null && "
 			    "mkdir -p kernel/drivers && gcc -g -O2 -c fx-mod.c "
 			    "-o kernel/drivers/fx-mod.ko 2>/dev/null", tree));
 }
@@ -146,11 +158,12 @@ static void test_finding(void)
 static void test_functions(void)
 {
 	Vec v = di_functions(NULL, "fx_*", NULL, false);
-	CHECK(v.len == 3);
-	if (v.len == 3) {
+	CHECK(v.len == 4);
+	if (v.len == 4) {
 		CHECK(!strcmp(((DiFunction *)vec_get(&v, 0))->name, "fx_callee"));
 		CHECK(!strcmp(((DiFunction *)vec_get(&v, 1))->name, "fx_entry"));
 		CHECK(!strcmp(((DiFunction *)vec_get(&v, 2))->name, "fx_main"));
+		CHECK(!strcmp(((DiFunction *)vec_get(&v, 3))->name, "fx_plain"));
 	}
 	Vec exact = di_functions(NULL, "fx_main", NULL, false);
 	CHECK(exact.len == 1);
@@ -163,7 +176,7 @@ static void test_functions(void)
 	CHECK(f->low_pc == f->entry_pc && f->high_pc > f->low_pc);
 	CHECK(f->ret && !strcmp(di_type_text(f->ret), "int"));
 	CHECK(f->params.len == 2);
-	CHECK(f == vec_get(&v, 2));    /* one DiFunction per function */
+	CHECK(v.len == 4 && f == vec_get(&v, 2));    /* one DiFunction per function */
 
 	/* file globs: the path and its last components */
 	CHECK(di_functions(NULL, "fx_main", "fx.c", false).len == 1);
@@ -185,9 +198,17 @@ static void test_functions(void)
 		      !strcmp(((DiVariable *)vec_get(&g->params, 0))->name, "v"));
 	}
 
-	/* the probe goes after the prologue, inside the function */
+	/* optimised code: the probe goes on the entry, where the locations
+	 * of the parameters are exact; with -P after the prologue, at the
+	 * first line after the function's opening line */
+	CHECK(di_probe_pc(f) == f->entry_pc);
+	sess.prologue_searching = true;
 	uint64_t pc = di_probe_pc(f);
-	CHECK(pc > f->entry_pc && pc < f->high_pc);
+	sess.prologue_searching = false;
+	CHECK(pc >= f->entry_pc && pc < f->high_pc);
+	Vec first = di_function_lines(f, line_of(kernel_c, "	int total = f->a;"),
+				      line_of(kernel_c, "	int total = f->a;"));
+	CHECK(first.len == 1 && ((DiLine *)vec_get(&first, 0))->pc == pc);
 
 	/* parameters at the entry: the calling convention's registers */
 	Vec at_entry = di_variables_at(f, f->entry_pc);
@@ -201,6 +222,33 @@ static void test_functions(void)
 	const DiVariable *total = find_var(&at_entry, "total");
 	CHECK(total && !total->is_param && !strcmp(di_type_text(total->type), "int"));
 	CHECK(find_var(&at_entry, "blockvar") == NULL);   /* not in its block */
+}
+
+/* Code built without optimisation: the probe after the prologue, and
+ * variables on the frame, at the frame base (DW_OP_call_frame_cfa, the
+ * CFA from .debug_frame: rbp + 16 once the frame is set up). */
+static void test_unoptimised(void)
+{
+	Vec v = di_functions(NULL, "fx_plain", NULL, false);
+	CHECK(v.len == 1);
+	if (v.len != 1)
+		return;
+	const DiFunction *f = vec_get(&v, 0);
+	uint64_t pc = di_probe_pc(f);
+	Vec body = di_function_lines(f, 3, 3);
+	CHECK(body.len == 1 && ((DiLine *)vec_get(&body, 0))->pc == pc);
+	CHECK(pc > f->entry_pc);
+	Vec vars = di_variables_at(f, pc);
+	CHECK(vars.len == 3);
+	for (int i = 0; i < vars.len; i++) {
+		const DiVariable *d = vec_get(&vars, i);
+		CHECK(d->loc.kind == DI_LOC_MEM_REG && d->loc.reg == 6);
+		CHECK(d->loc.offset < 0 && d->loc.offset > -64);
+		CHECK(d->is_param == (i < 2));
+	}
+	DiLocation cfa;
+	CHECK(di_cfa_at(f->module, pc, &cfa));
+	CHECK(cfa.kind == DI_LOC_REG && cfa.reg == 6 && cfa.offset == 16);
 }
 
 static void test_blocks_lines_labels(void)
@@ -401,7 +449,7 @@ static void test_cache(void)
 	const DiModule *m2 = dwarf_open(NULL, vmlinux, &why);
 	CHECK(m2 != NULL);
 	if (m2) {
-		CHECK(dwarf_functions(m2, "fx_*", NULL, false).len == 3);
+		CHECK(dwarf_functions(m2, "fx_*", NULL, false).len == 4);
 		CHECK(stat(idx, &st) == 0 && st.st_size == full);
 	}
 	/* a changed byte in the header (the build-id) */
@@ -470,6 +518,7 @@ int main(void)
 	test_env_path();
 	test_finding();
 	test_functions();
+	test_unoptimised();
 	test_blocks_lines_labels();
 	test_types();
 	test_globals();

@@ -1287,40 +1287,34 @@ static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
 	return var;
 }
 
-/* The parameters of a function or inlined instance, in the order of the
- * declaration: a concrete instance (DW_AT_abstract_origin) may list them
- * in another order, or leave out the ones optimised away, which are then
- * DI_LOC_NONE. */
+/* The parameters of a function or inlined instance, as its DIE lists
+ * them (stap's order); a concrete instance (DW_AT_abstract_origin) that
+ * leaves out some of the declaration's, optimised away, gets them after
+ * its own, as DI_LOC_NONE. */
 static Vec params_of(DwMod *dm, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Die *fbase,
 		     uint64_t pc)
 {
-	Vec out = { 0 }, concrete = { 0 };
-	Dwarf_Die c, origin;
+	Vec out = { 0 };
+	OffMap seen = { 0 };
+	Dwarf_Die c, origin, o;
+	Dwarf_Attribute a;
 	if (dwarf_child(die, &c) == 0) {
 		do {
-			if (dwarf_tag(&c) == DW_TAG_formal_parameter)
-				vec_push(&concrete, memcpy(NEW(Dwarf_Die), &c, sizeof c));
+			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+				continue;
+			vec_push(&out, conv_var(dm, &c, cu, fbase, pc, true));
+			if (dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
+			    dwarf_formref_die(&a, &o))
+				offmap_put(&seen, dwarf_dieoffset(&o), &out);
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
-	Dwarf_Attribute a;
 	if (!dwarf_attr(die, DW_AT_abstract_origin, &a) ||
-	    !dwarf_formref_die(&a, &origin) || dwarf_child(&origin, &c) != 0) {
-		for (int i = 0; i < concrete.len; i++)
-			vec_push(&out, conv_var(dm, vec_get(&concrete, i), cu, fbase, pc, true));
+	    !dwarf_formref_die(&a, &origin) || dwarf_child(&origin, &c) != 0)
 		return out;
-	}
 	do {
-		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
-			continue;
-		Dwarf_Off want = dwarf_dieoffset(&c);
-		Dwarf_Die *match = NULL;
-		for (int i = 0; i < concrete.len && !match; i++) {
-			Dwarf_Die *k = vec_get(&concrete, i), o;
-			if (dwarf_attr(k, DW_AT_abstract_origin, &a) &&
-			    dwarf_formref_die(&a, &o) && dwarf_dieoffset(&o) == want)
-				match = k;
-		}
-		vec_push(&out, conv_var(dm, match ? match : &c, cu, fbase, pc, true));
+		if (dwarf_tag(&c) == DW_TAG_formal_parameter &&
+		    !offmap_get(&seen, dwarf_dieoffset(&c)))
+			vec_push(&out, conv_var(dm, &c, cu, NULL, pc, true));
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return out;
 }
@@ -1424,6 +1418,27 @@ static bool cu_lines(Dwarf_Die *die, Dwarf_Lines **lines, size_t *n)
 	       dwarf_getsrclines(&cu, lines, n) == 0;
 }
 
+/* Whether die's compilation unit was compiled with optimisation, so its
+ * variables have locations valid at every pc (location lists): a probe
+ * then goes on the function's entry, as stap's "auto" prologue searching
+ * decides; code built without it gets its probe after the prologue. */
+static bool cu_optimized(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	const char *prod;
+	if (!dwarf_diecu(die, &cu, NULL, NULL) ||
+	    !(prod = dwarf_formstring(dwarf_attr(&cu, DW_AT_producer, &a))))
+		return false;
+	bool opt = false;
+	for (const char *s = prod; (s = strstr(s, " -O")); s += 3)
+		opt = s[3] != '0';      /* the last -O wins */
+	return opt;
+}
+
+/* The probe address: the entry of optimised code and of an inlined
+ * instance; else (or with -P) the address of the first line after the
+ * entry's (or the line table's prologue_end mark). */
 uint64_t dwarf_probe_pc(const DiFunction *f)
 {
 	const DwFunc *df = (const DwFunc *)f;
@@ -1433,7 +1448,11 @@ uint64_t dwarf_probe_pc(const DiFunction *f)
 	Dwarf_Die die;
 	Dwarf_Lines *lines;
 	size_t n;
-	if (!offdie(dm, df->die, &die) || !cu_lines(&die, &lines, &n))
+	if (!offdie(dm, df->die, &die))
+		return f->entry_pc;
+	if (!sess.prologue_searching && cu_optimized(&die))
+		return f->entry_pc;
+	if (!cu_lines(&die, &lines, &n))
 		return f->entry_pc;
 	Dwarf_Addr entry = f->entry_pc - dm->bias, hi = f->high_pc - dm->bias;
 	/* lines are sorted by address */
@@ -1468,7 +1487,7 @@ uint64_t dwarf_probe_pc(const DiFunction *f)
 		}
 		if (first_line < 0)
 			break;          /* no line at the entry itself */
-		if (pe || (stmt && a > entry && line != first_line))
+		if (pe || (stmt && line != first_line))
 			return a + dm->bias;
 	}
 	return f->entry_pc;
