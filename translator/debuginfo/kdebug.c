@@ -160,12 +160,24 @@ static Vec module_candidates(const char *key, StrBuf *where)
 			vec_push(&dirs, (void *)sess.kernel_build_dir);
 		vec_push(&dirs, xsprintf("/usr/lib/debug/lib/modules/%s", rel));
 	}
+	/* where the image is under /lib/modules/RELEASE/ is where its debug
+	 * file usually is under a debug folder: try that before a walk */
+	const char *image = kernel_module_file(key);
+	const char *top = xsprintf("/lib/modules/%s/", rel);
+	const char *sub = NULL;
+	if (image && !strncmp(image, top, strlen(top))) {
+		sub = image + strlen(top);
+		const char *dot = strstr(sub, ".ko");
+		sub = dot ? xsprintf("%.*s.ko", (int)(dot - sub), sub) : NULL;
+	}
 	for (int i = 0; i < dirs.len; i++) {
 		const char *d = vec_get(&dirs, i);
 		if (where->len)
 			sb_puts(where, ", ");
 		sb_printf(where, "%s/**/%s.ko", d, key);
-		const char *f = find_ko(d, key, 0);
+		const char *f = sub ? xsprintf("%s/%s", d, sub) : NULL;
+		if (!f || !is_file(f))
+			f = find_ko(d, key, 0);
 		if (f)
 			vec_push(&v, (void *)f);
 	}
