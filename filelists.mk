@@ -744,8 +744,11 @@ tapc_dist_files = \
 	translator/cache.h \
 	translator/ctxvars.c \
 	translator/debuginfo/debuginfo.h \
+	translator/debuginfo/dwarf.c \
 	translator/debuginfo/elf.c \
+	translator/debuginfo/kdebug.c \
 	translator/debuginfo/kheaders.c \
+	translator/debuginfo/kreaders.h \
 	translator/debuginfo/programs.c \
 	translator/debuginfo/symbols.c \
 	translator/debuginfo/tracepoints.c \

@@ -6,6 +6,43 @@
 
 #include "debuginfo.h"
 
+/* ---- dwarf.c: the kernel's and modules' DWARF through libdwfl/libdw ----
+ *
+ * A module's DWARF is one file (vmlinux, or a .ko with its debug
+ * sections), read through libdwfl's offline reporting, so a module's
+ * relocations are applied.  Addresses are libdwfl's: the vmlinux's own,
+ * and for a .ko its sections laid out from a small base (bias 0, not a
+ * load address: a probe in a module goes on a symbol plus an offset). */
+
+/* Open the DWARF in path for module (NULL: the kernel): its DiModule
+ * (kind, name, path and debug_path, build_id, low/high).  NULL with *why
+ * set when path is not an ELF file with DWARF. */
+const DiModule *dwarf_open(const char *module, const char *path,
+			   const char **why);
+/* Close what dwarf_open() opened (a file refused after all). */
+void dwarf_close(const DiModule *m);
+/* The di_* calls, answered from an opened module's DWARF.  A DiFunction
+ * passed in must be one dwarf_functions() (or another dwarf_* call)
+ * returned. */
+Vec dwarf_functions(const DiModule *m, const char *func_glob,
+		    const char *file_glob, bool want_inline);
+uint64_t dwarf_probe_pc(const DiFunction *f);
+Vec dwarf_function_lines(const DiFunction *f, int lo, int hi);
+Vec dwarf_source_lines(const DiModule *m, const char *file_glob, int lo,
+		       int hi, bool nearest);
+Vec dwarf_function_labels(const DiFunction *f, const char *glob);
+Vec dwarf_function_callees(const DiFunction *f, const char *glob, int depth);
+Vec dwarf_variables_at(const DiFunction *f, uint64_t pc);
+bool dwarf_cfa_at(const DiModule *m, uint64_t pc, DiLocation *out);
+const DiType *dwarf_find_type(const DiModule *m, const char *name);
+const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
+				    const char *file_glob);
+/* True when f came from dwarf.c. */
+bool dwarf_owns(const DiFunction *f);
+/* Whether path's name matches glob as di_functions() matches files: the
+ * whole path, or its last components ("read_write.c", "fs/r*.c"). */
+bool di_file_matches(const char *glob, const char *path);
+
 /* ---- btf.c: the kernel's BTF through libbpf ----
  *
  * The running kernel: /sys/kernel/btf/vmlinux and /sys/kernel/btf/MODULE.
