@@ -763,6 +763,8 @@ typedef struct BtfSet {
 	DiType **types;         /* converted, indexed by id - first_id */
 	DiFunction **funcs;     /* likewise, for BTF_KIND_FUNC ids */
 	bool *busy;             /* being converted (an alias loop guard) */
+	uint32_t *index;        /* its named types' ids, by name (find_named) */
+	uint32_t index_mask;
 } BtfSet;
 
 static BtfSet kernel_set;
@@ -1126,40 +1128,71 @@ static const DiType *void_type(void)
 	return &v;
 }
 
-/* The id in [from, to) of a type named name of one of kinds (in order of
- * preference); 0 when none.  A FWD counts for "struct"/"union" only when
- * no definition is there. */
-static uint32_t find_named(const BtfSet *s, uint32_t from, uint32_t to, const char *name,
-			   const int *kinds, int nkinds, int fwd_kflag)
+/* The names of a set's own types, hashed (FNV-1a, open addressing), so
+ * a lookup by name does not walk the ~130000 types of a kernel: built on
+ * the first lookup (a few ms), 0 marks a free slot. */
+static uint32_t name_hash(const char *s)
 {
-	uint32_t best = 0, fwd = 0;
-	int best_rank = nkinds;
-	for (uint32_t id = from; id < to; id++) {
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void build_name_index(BtfSet *s)
+{
+	uint32_t n = 0;
+	for (uint32_t id = s->first_id; id < s->end_id; id++)
+		n += btf__type_by_id(s->btf, id)->name_off != 0;
+	uint32_t size = 1024;
+	while (size < 2 * n)
+		size *= 2;
+	s->index = xrealloc_heap(NULL, size * sizeof *s->index);
+	memset(s->index, 0, size * sizeof *s->index);
+	s->index_mask = size - 1;
+	for (uint32_t id = s->first_id; id < s->end_id; id++) {
 		const struct btf_type *t = btf__type_by_id(s->btf, id);
-		int k = btf_kind(t);
 		if (!t->name_off)
 			continue;
-		bool want_fwd = fwd_kflag >= 0 && k == BTF_KIND_FWD &&
-				btf_kflag(t) == fwd_kflag;
-		int rank = nkinds;
-		for (int j = 0; j < nkinds; j++)
-			if (kinds[j] == k) {
-				rank = j;
-				break;
-			}
-		if (rank >= best_rank && !(want_fwd && !fwd))
+		uint32_t h = name_hash(btf__name_by_offset(s->btf, t->name_off));
+		while (s->index[h & s->index_mask])
+			h++;
+		s->index[h & s->index_mask] = id;
+	}
+}
+
+/* The id among s's own types of the type named name whose kind comes
+ * first in kinds (the lowest id of those); 0 when none.  With fwd_kflag
+ * 0 (struct) or 1 (union), a declaration (FWD) of that kind does when no
+ * definition is there. */
+static uint32_t find_named(BtfSet *s, const char *name, const int *kinds, int nkinds,
+			   int fwd_kflag)
+{
+	if (!s->index)
+		build_name_index(s);
+	uint32_t best = 0, fwd = 0;
+	int best_rank = nkinds;
+	for (uint32_t h = name_hash(name);; h++) {
+		uint32_t id = s->index[h & s->index_mask];
+		if (!id)
+			break;
+		const struct btf_type *t = btf__type_by_id(s->btf, id);
+		if (strcmp(btf__name_by_offset(s->btf, t->name_off), name))
 			continue;
-		const char *n = btf__name_by_offset(s->btf, t->name_off);
-		if (!n || strcmp(n, name))
-			continue;
-		if (want_fwd) {
-			fwd = id;
+		int k = btf_kind(t);
+		if (fwd_kflag >= 0 && k == BTF_KIND_FWD && btf_kflag(t) == fwd_kflag) {
+			if (!fwd || id < fwd)
+				fwd = id;
 			continue;
 		}
-		best = id;
-		best_rank = rank;
-		if (rank == 0)
-			break;
+		for (int j = 0; j < nkinds; j++)
+			if (kinds[j] == k) {
+				if (j < best_rank || (j == best_rank && id < best)) {
+					best = id;
+					best_rank = j;
+				}
+				break;
+			}
 	}
 	return best ? best : fwd;
 }
@@ -1194,10 +1227,10 @@ const DiType *btf_find_type(const DiModule *m, const char *name)
 	if (!strcmp(want, "void"))
 		return void_type();
 	/* a module's own types first, then the kernel's it is split on */
-	uint32_t id = find_named(s, s->first_id, s->end_id, want, kinds, nkinds, fwd);
+	uint32_t id = find_named(s, want, kinds, nkinds, fwd);
 	if (!id && s->module) {
 		BtfSet *k = kernel_btf();
-		id = find_named(k, 1, k->end_id, want, kinds, nkinds, fwd);
+		id = find_named(k, want, kinds, nkinds, fwd);
 		return id ? convert(k, id) : NULL;
 	}
 	return id ? convert(s, id) : NULL;
