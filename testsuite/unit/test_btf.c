@@ -526,6 +526,12 @@ static void test_images(void)
 		check_image(img, kraw, klen);
 		free(good);
 		free(again);
+		/* a new image (another time) has a new key; the old file goes */
+		struct timespec times[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+		CHECK(utimensat(AT_FDCWD, img, times, 0) == 0);
+		check_image(img, kraw, klen);
+		const char *cf2 = cache_file_of(cache, img);
+		CHECK(cf2 && strcmp(cf2, cf) && access(cf, F_OK) != 0);
 	}
 	/* not an image */
 	const char *junk = xsprintf("%s/vmlinuz-junk", dir);

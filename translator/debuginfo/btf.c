@@ -29,6 +29,7 @@
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -587,6 +588,18 @@ static void cache_write(const char *cpath, const ElfBtf *in)
 		verbose(1, _("cannot cache the kernel's BTF as %s: %s\n"), cpath,
 			strerror(errno));
 	free(buf);
+	/* what an older file of the same name had is stale now */
+	const char *slash = strrchr(cpath, '/'), *dash = strrchr(cpath, '-');
+	char *dir = xstrndup(cpath, slash - cpath);
+	size_t stem = dash - (slash + 1) + 1;      /* "vmlinuz-RELEASE-" */
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, slash + 1, stem) && strcmp(de->d_name, slash + 1) &&
+		    strlen(de->d_name) == strlen(slash + 1))
+			unlink(xsprintf("%s/%s", dir, de->d_name));
+	if (d)
+		closedir(d);
 }
 
 /* The image's .BTF and build-id, from the cache when it has them. */
@@ -652,11 +665,18 @@ static const Image *target_image(void)
 			looked_add(&looked, err);
 			continue;
 		}
-		image.path = p;
-		image.build_id = eb.build_id;
-		image.btf = eb.btf;
-		if (!eb.btf.data)
+		/* the build-id is the first image's (-r DIR: DIR/vmlinux);
+		 * the BTF may come from the next one when it has none */
+		if (!image.path) {
+			image.path = p;
+			image.build_id = eb.build_id;
+		}
+		if (!eb.btf.data) {
 			looked_add(&looked, xsprintf(_("%s: no .BTF section"), p));
+			continue;
+		}
+		image.path = p;
+		image.btf = eb.btf;
 		break;
 	}
 	if (!image.btf.data)
@@ -667,9 +687,15 @@ static const Image *target_image(void)
 
 const char *kernel_image_build_id(void)
 {
-	if (target_is_running_kernel())
-		return build_id_of_notes_file("/sys/kernel/notes");
-	return target_image()->build_id;
+	static const char *running;
+	static bool running_read;
+	if (!target_is_running_kernel())
+		return target_image()->build_id;
+	if (!running_read) {
+		running_read = true;
+		running = build_id_of_notes_file("/sys/kernel/notes");
+	}
+	return running;
 }
 
 /* ================= module files ================= */
@@ -735,20 +761,34 @@ const char *kernel_module_file(const char *module)
 	return NULL;
 }
 
+/* Module build-ids read so far (a .ko.xz is unpacked once): pairs of
+ * an interned name and its build-id (NULL: none could be read). */
+static Vec module_ids;
+
+static void module_id_note(const char *name, const char *id)
+{
+	vec_push(&module_ids, (void *)name);
+	vec_push(&module_ids, (void *)id);
+}
+
 const char *kernel_module_build_id(const char *module)
 {
-	if (target_is_running_kernel()) {
-		const char *id = build_id_of_notes_file(
-			xsprintf("/sys/module/%s/notes/.note.gnu.build-id", norm_module(module)));
-		if (id)
-			return id;
-	}
-	const char *path = kernel_module_file(module), *why;
+	const char *name = norm_module(module);
+	for (int i = 0; i < module_ids.len; i += 2)
+		if (module_ids.data[i] == name)
+			return module_ids.data[i + 1];
+	const char *id = NULL;
+	if (target_is_running_kernel())
+		id = build_id_of_notes_file(
+			xsprintf("/sys/module/%s/notes/.note.gnu.build-id", name));
+	const char *path = id ? NULL : kernel_module_file(name), *why;
 	ElfBtf eb;
-	if (!path || !elf_btf_of_file(path, &eb, &why))
-		return NULL;
-	bytes_free(&eb.btf);
-	return eb.build_id;
+	if (path && elf_btf_of_file(path, &eb, &why)) {
+		bytes_free(&eb.btf);
+		id = eb.build_id;
+	}
+	module_id_note(name, id);
+	return id;
 }
 
 /* ================= BTF sets: the kernel's and each module's ================= */
@@ -911,7 +951,7 @@ static BtfSet *module_btf(const char *module)
 					     target_release()));
 	} else if (!elf_btf_of_file(file, &eb, &why)) {
 		looked_add(&looked, why);
-	} else if (!eb.btf.data) {
+	} else if (module_id_note(name, eb.build_id), !eb.btf.data) {
 		looked_add(&looked, xsprintf(_("%s: no .BTF section"), file));
 	} else {
 		struct btf *b = btf_of_bytes(&eb.btf, k->btf, &why, file);
