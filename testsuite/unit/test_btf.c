@@ -106,7 +106,8 @@ static struct btf *make_kernel(void)
 	int t_loff = btf__add_typedef(b, "loff_t", t_ll);                  /* 24 */
 	int t_ploff = btf__add_ptr(b, t_loff);                             /* 25 */
 	int t_pvoid = btf__add_ptr(b, 0);                                  /* 26 */
-	(void)t_big; (void)t_flex; (void)t_vint; (void)t_rptr; (void)t_pvoid;
+	btf__add_typedef(b, "vp", t_pvoid);                                /* 27 */
+	(void)t_big; (void)t_flex; (void)t_vint; (void)t_rptr;
 
 	/* long long vfs_read(struct file *file, char *buf, u32 count,
 	 *                    loff_t *pos) */
@@ -232,6 +233,10 @@ static void test_written(void)
 	      pair->members.len == 2);
 	const DiType *v = btf_find_type(&km, "void");
 	CHECK(v && v->kind == DI_TYPE_VOID);
+	/* void * points to void, as dwarf.c has it */
+	const DiType *vp = btf_find_type(&km, "vp");
+	CHECK(named(vp, DI_TYPE_TYPEDEF, "vp") && vp->size == 8 && vp->target &&
+	      vp->target->kind == DI_TYPE_POINTER && vp->target->target == v);
 
 	/* functions */
 	Vec fs = btf_functions(&km, "vfs_*");

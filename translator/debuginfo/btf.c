@@ -1027,6 +1027,26 @@ static DiTypeKind kind_of(const struct btf_type *t)
 	}
 }
 
+/* void, where a pointer, typedef or qualifier has it as its target (as
+ * dwarf.c has it: a target is never NULL but for a function's return). */
+static const DiType *void_type(void)
+{
+	static DiType v;
+	if (!v.name) {
+		v.kind = DI_TYPE_VOID;
+		v.name = intern("void");
+		v.count = -1;
+	}
+	return &v;
+}
+
+/* The target of a pointer, typedef or qualifier. */
+static const DiType *target_of(BtfSet *s, uint32_t id)
+{
+	const DiType *t = convert(s, id);
+	return t ? t : void_type();
+}
+
 /* The parts of t: members, enumerators, parameters, targets. */
 static void fill_type(BtfSet *s, DiType *d, const struct btf_type *t)
 {
@@ -1064,7 +1084,7 @@ static void fill_type(BtfSet *s, DiType *d, const struct btf_type *t)
 	}
 	case BTF_KIND_PTR:
 		d->size = btf__pointer_size(s->btf) ? btf__pointer_size(s->btf) : 8;
-		d->target = convert(s, t->type);
+		d->target = target_of(s, t->type);
 		break;
 	case BTF_KIND_ARRAY: {
 		const struct btf_array *a = btf_array(t);
@@ -1098,7 +1118,7 @@ static void fill_type(BtfSet *s, DiType *d, const struct btf_type *t)
 	case BTF_KIND_CONST:
 	case BTF_KIND_VOLATILE:
 	case BTF_KIND_RESTRICT:
-		d->target = convert(s, t->type);
+		d->target = target_of(s, t->type);
 		break;
 	case BTF_KIND_FUNC_PROTO: {
 		d->target = convert(s, t->type);
@@ -1147,7 +1167,7 @@ static const DiType *convert(BtfSet *s, uint32_t id)
 	DiType *d = NEW(DiType);
 	d->kind = kind_of(t);
 	d->name = btf_name(s, t->name_off);
-	d->count = 0;
+	d->count = -1;
 	s->types[i] = d;        /* before its parts: a pointer may lead back */
 	fill_type(s, d, t);
 	if (d->kind != DI_TYPE_POINTER && d->kind != DI_TYPE_FUNC &&
@@ -1156,16 +1176,6 @@ static const DiType *convert(BtfSet *s, uint32_t id)
 		d->size = sz > 0 ? (uint64_t)sz : 0;
 	}
 	return d;
-}
-
-static const DiType *void_type(void)
-{
-	static DiType v;
-	if (!v.name) {
-		v.kind = DI_TYPE_VOID;
-		v.name = intern("void");
-	}
-	return &v;
 }
 
 /* The names of a set's own types, hashed (FNV-1a, open addressing), so
