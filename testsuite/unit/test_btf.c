@@ -107,7 +107,11 @@ static struct btf *make_kernel(void)
 	int t_ploff = btf__add_ptr(b, t_loff);                             /* 25 */
 	int t_pvoid = btf__add_ptr(b, 0);                                  /* 26 */
 	btf__add_typedef(b, "vp", t_pvoid);                                /* 27 */
-	(void)t_big; (void)t_flex; (void)t_vint; (void)t_rptr;
+	btf__add_struct(b, "flexy", 4);                                    /* 28 */
+	btf__add_field(b, "marker", t_flex, 0, 0);
+	btf__add_field(b, "n", t_int, 0, 0);
+	btf__add_field(b, "data", t_flex, 32, 0);
+	(void)t_big; (void)t_vint; (void)t_rptr;
 
 	/* long long vfs_read(struct file *file, char *buf, u32 count,
 	 *                    loff_t *pos) */
@@ -233,6 +237,14 @@ static void test_written(void)
 	      pair->members.len == 2);
 	const DiType *v = btf_find_type(&km, "void");
 	CHECK(v && v->kind == DI_TYPE_VOID);
+	/* a zero-length array is [0] but as the last member ([]) */
+	const DiType *flexy = btf_find_type(&km, "struct flexy");
+	CHECK(flexy && member(flexy, "marker") && member(flexy, "data"));
+	if (flexy && member(flexy, "marker") && member(flexy, "data")) {
+		const DiType *a = member(flexy, "marker")->type, *z = member(flexy, "data")->type;
+		CHECK(a->kind == DI_TYPE_ARRAY && a->count == 0 && a->size == 0 && a->target == i);
+		CHECK(z->kind == DI_TYPE_ARRAY && z->count == -1 && z->size == 0 && z->target == i);
+	}
 	/* void * points to void, as dwarf.c has it */
 	const DiType *vp = btf_find_type(&km, "vp");
 	CHECK(named(vp, DI_TYPE_TYPEDEF, "vp") && vp->size == 8 && vp->target &&

@@ -1089,7 +1089,8 @@ static void fill_type(BtfSet *s, DiType *d, const struct btf_type *t)
 	case BTF_KIND_ARRAY: {
 		const struct btf_array *a = btf_array(t);
 		d->target = convert(s, a->type);
-		/* BTF writes both [] and [0] as 0 elements */
+		/* BTF writes both [] and [0] as 0 elements: flexible
+		 * (a struct's other members make it [0], below) */
 		d->count = a->nelems ? (int64_t)a->nelems : -1;
 		break;
 	}
@@ -1100,6 +1101,15 @@ static void fill_type(BtfSet *s, DiType *d, const struct btf_type *t)
 			DiMember *m = NEW(DiMember);
 			m->name = btf_name(s, mb[i].name_off);
 			m->type = convert(s, mb[i].type);
+			/* BTF writes [0] and [] alike; only the last member
+			 * can be a flexible array, so another one is [0] */
+			if (m->type && m->type->kind == DI_TYPE_ARRAY && m->type->count < 0 &&
+			    i < vlen - 1 && btf_is_struct(t)) {
+				DiType *zero = NEW(DiType);
+				*zero = *m->type;
+				zero->count = 0;
+				m->type = zero;
+			}
 			m->bit_offset = btf_member_bit_offset(t, i);
 			m->bit_size = btf_member_bitfield_size(t, i);
 			/* Without kflag a bitfield is an int whose encoding
