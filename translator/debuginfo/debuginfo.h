@@ -248,6 +248,12 @@ typedef enum DiTypeKind {
 	DI_TYPE_FWD,            /* a struct or union declared, not defined */
 } DiTypeKind;
 
+/* An enumerator of an enum (value as the type's is_signed reads it). */
+typedef struct DiEnumerator {
+	const char *name;
+	int64_t value;
+} DiEnumerator;
+
 /* A member of a struct or union. */
 typedef struct DiMember {
 	const char *name;       /* NULL for an anonymous struct/union */
@@ -266,6 +272,7 @@ struct DiType {
 	int64_t count;          /* array elements; -1 when flexible */
 	Vec members;            /* DiMember * (struct, union) or, for
 				 * functions, parameter types (DiType *) */
+	Vec enumerators;        /* DiEnumerator * (enum), in order */
 	DiSrcLoc decl;          /* where it is declared (DWARF only) */
 };
 
