@@ -643,6 +643,7 @@ tapc_dist_files = \
 	testsuite/unit/check.h \
 	testsuite/unit/runtime/test_runtime.c \
 	testsuite/unit/runtime/test_transport.c \
+	testsuite/unit/test_btf.c \
 	testsuite/unit/test_build.c \
 	testsuite/unit/test_debuginfo.c \
 	testsuite/unit/test_probes.c \
@@ -743,6 +744,7 @@ tapc_dist_files = \
 	translator/cache.c \
 	translator/cache.h \
 	translator/ctxvars.c \
+	translator/debuginfo/btf.c \
 	translator/debuginfo/debuginfo.h \
 	translator/debuginfo/dwarf.c \
 	translator/debuginfo/elf.c \

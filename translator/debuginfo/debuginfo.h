@@ -56,6 +56,11 @@ const NameList *module_function_symbols(const char *module);
 const char *kernel_symbols_missing(const char *module);
 /* Module names of the target ('-' folded to '_'), or NULL when unknown. */
 const NameList *kernel_module_names(void);
+/* The symbols the kernel proper (module NULL) or a module exports
+ * (EXPORT_SYMBOL*), from the target's Module.symvers; NULL when there is
+ * none.  kernel_exported_missing() says where tapc looked. */
+const NameList *kernel_exported_symbols(const char *module);
+const char *kernel_exported_missing(void);
 /* True when an out-of-tree module's file (a path to a .ko) can be read. */
 bool kernel_module_file_readable(const char *path);
 /* True when target_release() is the running kernel. */

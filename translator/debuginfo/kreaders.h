@@ -77,4 +77,15 @@ const char *kernel_module_file(const char *module);
  * .ko.gz) under /lib/modules/RELEASE/.  NULL when it cannot be read. */
 const char *kernel_module_build_id(const char *module);
 
+/* For the unit tests: the kernel's BTF (module NULL) or a module's (split
+ * on the kernel's) from raw BTF bytes, instead of the target's files.
+ * False with *why when they do not parse. */
+bool btf_load_raw(const char *module, const void *data, size_t len, const char **why);
+/* For the unit tests: the .BTF bytes (a heap copy for the caller to free,
+ * NULL when it has none) and build-id of the vmlinux in an image file (a
+ * bzImage packed with xz, zstd or gzip, or an ELF file), through the cache.
+ * False with *why when it cannot be read. */
+bool btf_image_read(const char *path, void **btf, size_t *len,
+		    const char **build_id, const char **why);
+
 #endif
