@@ -684,8 +684,10 @@ tapc_dist_files = \
 	testsuite/unit/check.h \
 	testsuite/unit/runtime/test_runtime.c \
 	testsuite/unit/runtime/test_transport.c \
+	testsuite/unit/test_btf.c \
 	testsuite/unit/test_build.c \
 	testsuite/unit/test_debuginfo.c \
+	testsuite/unit/test_dwarf.c \
 	testsuite/unit/test_probes.c \
 	testsuite/unit/test_util.c \
 	testsuite/vm/init \
@@ -793,8 +795,11 @@ tapc_dist_files = \
 	translator/cache.c \
 	translator/cache.h \
 	translator/ctxvars.c \
+	translator/debuginfo/btf.c \
 	translator/debuginfo/debuginfo.h \
+	translator/debuginfo/dwarf.c \
 	translator/debuginfo/elf.c \
+	translator/debuginfo/kdebug.c \
 	translator/debuginfo/kheaders.c \
 	translator/debuginfo/kreaders.h \
 	translator/debuginfo/programs.c \

@@ -5,7 +5,8 @@
 #
 #   scripts/install-deps.sh [--vm] [--test] [--bench]
 #
-#   (none)   the build: compiler, autotools, gettext, libdw/libelf
+#   (none)   the build: compiler, autotools, gettext, libdw/libelf,
+#            libbpf, liblzma, libzstd, zlib
 #   --vm     the test VM: qemu, busybox-static, Debian's kernel and its
 #            headers (6.1.0-56-amd64, the release the tests expect, when the
 #            archive still has it; else the current linux-image-amd64),
@@ -13,13 +14,12 @@
 #   --test   --vm, plus clang for the fuzz target, the 6.12 kernel (image
 #            and headers) the vm-6.12 group runs every case in, the kernels'
 #            debug packages (linux-image-RELEASE-dbg: the real System.map
-#            and DWARF; the suite passes with and without them) and
-#            libbpf-dev (BTF)
+#            and DWARF; the suite passes with and without them)
 #   --bench  --vm, plus time and hyperfine
 set -eu
 
 pkgs=(build-essential autoconf automake autopoint gettext pkg-config
-      libdw-dev libelf-dev)
+      libdw-dev libelf-dev libbpf-dev liblzma-dev libzstd-dev zlib1g-dev)
 # Installed when the archive has them (exact kernel releases come and go).
 optional=()
 vm_pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64
@@ -29,7 +29,7 @@ vm=
 for a in "$@"; do
 	case "$a" in
 	--vm) vm=1 ;;
-	--test) vm=1; pkgs+=(clang libclang-rt-14-dev libbpf-dev)
+	--test) vm=1; pkgs+=(clang libclang-rt-14-dev)
 		optional+=(linux-headers-6.12.107+deb12-amd64
 			   linux-image-6.12.107+deb12-amd64
 			   linux-image-6.1.0-56-amd64-dbg

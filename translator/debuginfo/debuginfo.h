@@ -56,6 +56,11 @@ const NameList *module_function_symbols(const char *module);
 const char *kernel_symbols_missing(const char *module);
 /* Module names of the target ('-' folded to '_'), or NULL when unknown. */
 const NameList *kernel_module_names(void);
+/* The symbols the kernel proper (module NULL) or a module exports
+ * (EXPORT_SYMBOL*), from the target's Module.symvers; NULL when there is
+ * none.  kernel_exported_missing() says where tapc looked. */
+const NameList *kernel_exported_symbols(const char *module);
+const char *kernel_exported_missing(void);
 /* True when an out-of-tree module's file (a path to a .ko) can be read. */
 bool kernel_module_file_readable(const char *path);
 /* True when target_release() is the running kernel. */
@@ -243,6 +248,12 @@ typedef enum DiTypeKind {
 	DI_TYPE_FWD,            /* a struct or union declared, not defined */
 } DiTypeKind;
 
+/* An enumerator of an enum (value as the type's is_signed reads it). */
+typedef struct DiEnumerator {
+	const char *name;
+	int64_t value;
+} DiEnumerator;
+
 /* A member of a struct or union. */
 typedef struct DiMember {
 	const char *name;       /* NULL for an anonymous struct/union */
@@ -261,6 +272,7 @@ struct DiType {
 	int64_t count;          /* array elements; -1 when flexible */
 	Vec members;            /* DiMember * (struct, union) or, for
 				 * functions, parameter types (DiType *) */
+	Vec enumerators;        /* DiEnumerator * (enum), in order */
 	DiSrcLoc decl;          /* where it is declared (DWARF only) */
 };
 

@@ -6,6 +6,43 @@
 
 #include "debuginfo.h"
 
+/* ---- dwarf.c: the kernel's and modules' DWARF through libdwfl/libdw ----
+ *
+ * A module's DWARF is one file (vmlinux, or a .ko with its debug
+ * sections), read through libdwfl's offline reporting, so a module's
+ * relocations are applied.  Addresses are libdwfl's: the vmlinux's own,
+ * and for a .ko its sections laid out from a small base (bias 0, not a
+ * load address: a probe in a module goes on a symbol plus an offset). */
+
+/* Open the DWARF in path for module (NULL: the kernel): its DiModule
+ * (kind, name, path and debug_path, build_id, low/high).  NULL with *why
+ * set when path is not an ELF file with DWARF. */
+const DiModule *dwarf_open(const char *module, const char *path,
+			   const char **why);
+/* Close what dwarf_open() opened (a file refused after all). */
+void dwarf_close(const DiModule *m);
+/* The di_* calls, answered from an opened module's DWARF.  A DiFunction
+ * passed in must be one dwarf_functions() (or another dwarf_* call)
+ * returned. */
+Vec dwarf_functions(const DiModule *m, const char *func_glob,
+		    const char *file_glob, bool want_inline);
+uint64_t dwarf_probe_pc(const DiFunction *f);
+Vec dwarf_function_lines(const DiFunction *f, int lo, int hi);
+Vec dwarf_source_lines(const DiModule *m, const char *file_glob, int lo,
+		       int hi, bool nearest);
+Vec dwarf_function_labels(const DiFunction *f, const char *glob);
+Vec dwarf_function_callees(const DiFunction *f, const char *glob, int depth);
+Vec dwarf_variables_at(const DiFunction *f, uint64_t pc);
+bool dwarf_cfa_at(const DiModule *m, uint64_t pc, DiLocation *out);
+const DiType *dwarf_find_type(const DiModule *m, const char *name);
+const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
+				    const char *file_glob);
+/* True when f came from dwarf.c. */
+bool dwarf_owns(const DiFunction *f);
+/* Whether path's name matches glob as di_functions() matches files: the
+ * whole path, or its last components ("read_write.c", "fs/r*.c"). */
+bool di_file_matches(const char *glob, const char *path);
+
 /* ---- btf.c: the kernel's BTF through libbpf ----
  *
  * The running kernel: /sys/kernel/btf/vmlinux and /sys/kernel/btf/MODULE.
@@ -25,5 +62,30 @@ bool btf_open(const char *module, DiModule *m, const char **why);
 Vec btf_functions(const DiModule *m, const char *func_glob);
 /* di_find_type() from BTF. */
 const DiType *btf_find_type(const DiModule *m, const char *name);
+
+/* The build-id (hex) of the target kernel's image, which a DWARF vmlinux
+ * must match: the running kernel's from /sys/kernel/notes, another
+ * release's from the vmlinux packed in /boot/vmlinuz-RELEASE (read once,
+ * cached with its BTF).  NULL when it cannot be read. */
+const char *kernel_image_build_id(void);
+/* The file of module ('-' and '_' alike) under /lib/modules/RELEASE/,
+ * from modules.dep (else a walk of kernel/ and updates/): its .ko, .ko.xz,
+ * .ko.zst or .ko.gz.  NULL when there is none. */
+const char *kernel_module_file(const char *module);
+/* The build-id (hex) of module's image: a loaded module of the running
+ * kernel from /sys/module/NAME/notes, else the .ko (.ko.xz, .ko.zst,
+ * .ko.gz) under /lib/modules/RELEASE/.  NULL when it cannot be read. */
+const char *kernel_module_build_id(const char *module);
+
+/* For the unit tests: the kernel's BTF (module NULL) or a module's (split
+ * on the kernel's) from raw BTF bytes, instead of the target's files.
+ * False with *why when they do not parse. */
+bool btf_load_raw(const char *module, const void *data, size_t len, const char **why);
+/* For the unit tests: the .BTF bytes (a heap copy for the caller to free,
+ * NULL when it has none) and build-id of the vmlinux in an image file (a
+ * bzImage packed with xz, zstd or gzip, or an ELF file), through the cache.
+ * False with *why when it cannot be read. */
+bool btf_image_read(const char *path, void **btf, size_t *len,
+		    const char **build_id, const char **why);
 
 #endif

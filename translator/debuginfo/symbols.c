@@ -321,6 +321,78 @@ bool kernel_module_file_readable(const char *path)
 	return access(path, R_OK) == 0;
 }
 
+/* Module.symvers of the target's headers or build tree, or NULL. */
+static const char *module_symvers_path(void)
+{
+	const Vec *dirs = kernel_header_dirs();
+	for (int i = 0; i < dirs->len; i++) {
+		const char *p = xsprintf("%s/Module.symvers", (const char *)dirs->data[i]);
+		if (access(p, R_OK) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+const NameList *kernel_exported_symbols(const char *module)
+{
+	static Vec cache_names, cache_lists;
+	static char *text;
+	static const char *path;
+	static bool read;
+	const char *m = intern(module ? module_name_of(module, strlen(module)) : "vmlinux");
+	for (int i = 0; i < cache_names.len; i++)
+		if (cache_names.data[i] == m)
+			return cache_lists.data[i];
+	if (!read) {
+		read = true;
+		path = module_symvers_path();
+		text = path ? read_whole_file(path, NULL) : NULL;
+	}
+	NameList *l = NULL;
+	if (text) {
+		/* CRC <tab> symbol <tab> vmlinux or the module's path <tab> ... */
+		Vec names = { 0 };
+		for (const char *line = text; *line;) {
+			const char *nl = strchr(line, '\n');
+			size_t len = nl ? (size_t)(nl - line) : strlen(line);
+			const char *t1 = memchr(line, '\t', len);
+			const char *t2 = t1 ? memchr(t1 + 1, '\t', line + len - t1 - 1) : NULL;
+			if (t2) {
+				const char *t3 = memchr(t2 + 1, '\t', line + len - t2 - 1);
+				size_t ml = (t3 ? t3 : line + len) - (t2 + 1);
+				const char *owner = module_name_of(t2 + 1, ml);
+				if (!strcmp(owner, m))
+					vec_push(&names, (void *)intern(xstrndup(t1 + 1, t2 - t1 - 1)));
+			}
+			line = nl ? nl + 1 : line + len;
+		}
+		l = NEW(NameList);
+		l->source = path;
+		namelist_finish(l, &names);
+	}
+	vec_push(&cache_names, (void *)m);
+	vec_push(&cache_lists, l);
+	return l;
+}
+
+const char *kernel_exported_missing(void)
+{
+	const Vec *dirs = kernel_header_dirs();
+	if (!dirs->len)
+		return xsprintf(_("no Module.symvers for kernel %s (no headers or "
+				  "build tree: /lib/modules/%s/build, "
+				  "/usr/src/linux-headers-%s)"),
+				target_release(), target_release(), target_release());
+	StrBuf sb = { 0 };
+	for (int i = 0; i < dirs->len; i++)
+		sb_printf(&sb, "%s%s/Module.symvers", i ? ", " : "",
+			  (const char *)dirs->data[i]);
+	const char *r = xsprintf(_("no Module.symvers for kernel %s (looked for %s)"),
+				 target_release(), sb_cstr(&sb));
+	sb_free(&sb);
+	return r;
+}
+
 const NameList *kernel_module_names(void)
 {
 	static NameList list;

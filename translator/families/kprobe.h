@@ -14,6 +14,15 @@ typedef struct KernelPointData {
 	const char *function;   /* function or symbol name, or NULL */
 	int64_t address;        /* statement(N) */
 	int64_t maxactive;      /* -1 when not given */
+	/* Where DWARF or BTF put the probe (kernel.function/statement; NULL
+	 * and 0 otherwise): the function or inlined instance it is in, and
+	 * its address as the module's file has it (di_variables_at(difunc,
+	 * pc) gives the $variables there). */
+	const DiFunction *difunc;
+	uint64_t pc;
+	/* The probe's place at run time: the out-of-line function symbol
+	 * `function` plus offset (pc minus that function's low_pc). */
+	uint64_t offset;
 } KernelPointData;
 
 /* True for the functions no probe may be put on. */

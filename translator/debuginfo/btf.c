@@ -1,0 +1,1472 @@
+/* btf.c - the kernel's and its modules' BTF, through libbpf, for when no
+ * DWARF is installed: functions with their parameters and return types,
+ * and every struct, union, enum and typedef.
+ *
+ * Where it comes from:
+ *   the running kernel   /sys/kernel/btf/vmlinux, /sys/kernel/btf/MODULE
+ *                        (split on vmlinux; a module that is not loaded
+ *                        is read from its file, as for another release)
+ *   another release      the .BTF section of the vmlinux packed in
+ *                        /boot/vmlinuz-RELEASE (a bzImage: the payload is
+ *                        an xz, zstd or gzip stream of an ELF file), or of
+ *                        BUILDDIR/vmlinux with -r BUILDDIR; each module's
+ *                        .BTF from its .ko (.ko.xz, .ko.zst, .ko.gz) under
+ *                        /lib/modules/RELEASE/, split on the kernel's.
+ *
+ * Unpacking a vmlinuz takes about a second, so the .BTF bytes and the
+ * vmlinux's build-id are kept in tapc's cache folder (btf/), keyed by the
+ * image's path, size, time and inode.  A cache file carries a CRC; one
+ * that does not check out is ignored and written again (atomically).
+ *
+ * Types are converted to DiType on demand, once per type id: BTF types
+ * are cyclic through pointers, so a DiType is memoized before its parts
+ * are converted.  A module's split BTF refers to the kernel's types by
+ * their ids, which map to the kernel's DiTypes, so a type has one DiType
+ * whichever module names it.
+ */
+#include "kreaders.h"
+#include "cache.h"
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <lzma.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+/* ================= reading files and unpacking them ================= */
+
+/* Nothing unpacked may grow past this: a vmlinux is ~100 MB. */
+#define UNPACK_LIMIT ((size_t)1 << 30)
+
+/* A heap buffer (freed by the caller): these are megabytes read once, so
+ * they stay out of the arena. */
+typedef struct Bytes {
+	unsigned char *data;
+	size_t len;
+} Bytes;
+
+static void bytes_free(Bytes *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = 0;
+}
+
+/* The whole file into b; false with errno set. */
+static bool read_bytes(const char *path, Bytes *b)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 4096;
+	b->data = xrealloc_heap(NULL, cap);
+	b->len = 0;
+	for (;;) {
+		if (b->len == cap) {
+			cap *= 2;
+			b->data = xrealloc_heap(b->data, cap);
+		}
+		ssize_t n = read(fd, b->data + b->len, cap - b->len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			bytes_free(b);
+			errno = e;
+			return false;
+		}
+		if (n == 0)
+			break;
+		b->len += n;
+	}
+	close(fd);
+	return true;
+}
+
+typedef enum Packing { PACK_NONE, PACK_XZ, PACK_ZSTD, PACK_GZIP, PACK_ELF } Packing;
+
+static Packing packing_of(const unsigned char *p, size_t len)
+{
+	if (len >= 6 && !memcmp(p, "\xfd" "7zXZ\0", 6))
+		return PACK_XZ;
+	if (len >= 4 && !memcmp(p, "\x28\xb5\x2f\xfd", 4))
+		return PACK_ZSTD;
+	if (len >= 3 && !memcmp(p, "\x1f\x8b\x08", 3))
+		return PACK_GZIP;
+	if (len >= 4 && !memcmp(p, ELFMAG, SELFMAG))
+		return PACK_ELF;
+	return PACK_NONE;
+}
+
+/* Room for at least `more` bytes past out->len. */
+static bool out_reserve(Bytes *out, size_t *cap, size_t more)
+{
+	if (out->len + more <= *cap)
+		return true;
+	size_t want = *cap ? *cap : 1 << 20;
+	while (want < out->len + more)
+		want *= 2;
+	if (want > UNPACK_LIMIT)
+		return false;
+	out->data = xrealloc_heap(out->data, want);
+	*cap = want;
+	return true;
+}
+
+static const char *unpack_xz(const unsigned char *in, size_t len, Bytes *out,
+			     size_t cap)
+{
+	lzma_stream s = LZMA_STREAM_INIT;
+	if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
+		return _("cannot start the xz decoder");
+	s.next_in = in;
+	s.avail_in = len;
+	const char *err = NULL;
+	for (;;) {
+		if (!out_reserve(out, &cap, 1 << 20)) {
+			err = _("unpacks to more than 1 GiB");
+			break;
+		}
+		s.next_out = out->data + out->len;
+		s.avail_out = cap - out->len;
+		lzma_ret r = lzma_code(&s, LZMA_FINISH);
+		out->len = cap - s.avail_out;
+		if (r == LZMA_STREAM_END)
+			break;
+		if (r != LZMA_OK) {
+			err = r == LZMA_MEM_ERROR ? _("out of memory unpacking xz")
+						  : _("corrupt xz data");
+			break;
+		}
+		if (s.avail_in == 0 && s.avail_out != 0) {
+			err = _("truncated xz data");
+			break;
+		}
+	}
+	lzma_end(&s);
+	return err;
+}
+
+static const char *unpack_zstd(const unsigned char *in, size_t len, Bytes *out,
+			       size_t cap)
+{
+	/* When the frame or the kernel's trailer says how big it unpacks,
+	 * one call decodes straight into out: streaming would add a window
+	 * buffer as big as the kernel's (128 MiB with zstd -22 --ultra) to
+	 * the peak memory.  Should the size be wrong, stream. */
+	unsigned long long whole = ZSTD_getFrameContentSize(in, len);
+	size_t frame = ZSTD_findFrameCompressedSize(in, len);
+	if (!ZSTD_isError(frame)) {
+		if (whole != ZSTD_CONTENTSIZE_UNKNOWN && whole != ZSTD_CONTENTSIZE_ERROR) {
+			if (whole > UNPACK_LIMIT)
+				return _("unpacks to more than 1 GiB");
+			if (cap < whole) {
+				out->data = xrealloc_heap(out->data, whole ? whole : 1);
+				cap = whole;
+			}
+		}
+		if (cap) {
+			size_t r = ZSTD_decompress(out->data, cap, in, frame);
+			if (!ZSTD_isError(r)) {
+				out->len = r;
+				return NULL;
+			}
+		}
+	}
+	ZSTD_DStream *z = ZSTD_createDStream();
+	if (!z)
+		return _("cannot start the zstd decoder");
+	/* The kernel packs with large windows (zstd -22 --ultra). */
+	ZSTD_DCtx_setParameter(z, ZSTD_d_windowLogMax, 31);
+	ZSTD_inBuffer ib = { in, len, 0 };
+	const char *err = NULL;
+	for (;;) {
+		if (!out_reserve(out, &cap, 1 << 20)) {
+			err = _("unpacks to more than 1 GiB");
+			break;
+		}
+		ZSTD_outBuffer ob = { out->data, cap, out->len };
+		size_t r = ZSTD_decompressStream(z, &ob, &ib);
+		out->len = ob.pos;
+		if (ZSTD_isError(r)) {
+			err = _("corrupt zstd data");
+			break;
+		}
+		if (r == 0)
+			break;  /* the frame is whole; what follows is not ours */
+		if (ib.pos == ib.size && ob.pos < ob.size) {
+			err = _("truncated zstd data");
+			break;
+		}
+	}
+	ZSTD_freeDStream(z);
+	return err;
+}
+
+static const char *unpack_gzip(const unsigned char *in, size_t len, Bytes *out,
+			       size_t cap)
+{
+	z_stream s;
+	memset(&s, 0, sizeof s);
+	if (inflateInit2(&s, 16 + MAX_WBITS) != Z_OK)
+		return _("cannot start the gzip decoder");
+	s.next_in = (unsigned char *)in;
+	const char *err = NULL;
+	size_t left = len;
+	for (;;) {
+		if (!out_reserve(out, &cap, 1 << 20)) {
+			err = _("unpacks to more than 1 GiB");
+			break;
+		}
+		/* zlib counts in uInt */
+		uInt in_chunk = left > (1u << 30) ? 1u << 30 : (uInt)left;
+		size_t room = cap - out->len;
+		s.avail_in = in_chunk;
+		s.next_out = out->data + out->len;
+		s.avail_out = room > (1u << 30) ? 1u << 30 : (uInt)room;
+		uInt out_before = s.avail_out;
+		int r = inflate(&s, Z_NO_FLUSH);
+		left -= in_chunk - s.avail_in;
+		out->len += out_before - s.avail_out;
+		if (r == Z_STREAM_END)
+			break;
+		if (r != Z_OK && r != Z_BUF_ERROR) {
+			err = _("corrupt gzip data");
+			break;
+		}
+		if (left == 0 && s.avail_out != 0) {
+			err = _("truncated gzip data");
+			break;
+		}
+	}
+	inflateEnd(&s);
+	return err;
+}
+
+/* Unpack an xz, zstd or gzip stream (an ELF is copied as it is) into out;
+ * NULL, or what went wrong.  size_hint is the unpacked size when known. */
+static const char *unpack(const unsigned char *in, size_t len, size_t size_hint,
+			  Bytes *out)
+{
+	out->data = NULL;
+	out->len = 0;
+	size_t cap = 0;
+	if (size_hint && size_hint <= UNPACK_LIMIT) {
+		/* a little more than the hint, so a right hint ends the
+		 * decoder without another growth */
+		cap = size_hint + 4096;
+		out->data = xrealloc_heap(NULL, cap);
+	}
+	const char *err;
+	switch (packing_of(in, len)) {
+	case PACK_XZ:
+		err = unpack_xz(in, len, out, cap);
+		break;
+	case PACK_ZSTD:
+		err = unpack_zstd(in, len, out, cap);
+		break;
+	case PACK_GZIP:
+		err = unpack_gzip(in, len, out, cap);
+		break;
+	case PACK_ELF:
+		out->data = xrealloc_heap(out->data, len ? len : 1);
+		memcpy(out->data, in, len);
+		out->len = len;
+		return NULL;
+	default:
+		err = _("not packed with xz, zstd or gzip");
+		break;
+	}
+	if (err)
+		bytes_free(out);
+	return err;
+}
+
+/* ================= ELF: the .BTF section and the build-id ================= */
+
+static const char *hex_of(const unsigned char *p, size_t n)
+{
+	char *s = xalloc(2 * n + 1);
+	for (size_t i = 0; i < n; i++)
+		sprintf(s + 2 * i, "%02x", p[i]);
+	return s;
+}
+
+/* The NT_GNU_BUILD_ID in a run of ELF notes (as /sys/kernel/notes has
+ * them), in hex; NULL when none. */
+static const char *build_id_in_notes(const unsigned char *p, size_t len)
+{
+	size_t off = 0;
+	while (off + 12 <= len) {
+		uint32_t namesz, descsz, type;
+		memcpy(&namesz, p + off, 4);
+		memcpy(&descsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		size_t name_off = off + 12;
+		size_t desc_off = name_off + ((namesz + 3) & ~3u);
+		size_t next = desc_off + ((descsz + 3) & ~3u);
+		if (desc_off > len || next > len || next <= off)
+			return NULL;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+		    !memcmp(p + name_off, "GNU", 4) && descsz > 0)
+			return hex_of(p + desc_off, descsz);
+		off = next;
+	}
+	return NULL;
+}
+
+static const char *build_id_of_notes_file(const char *path)
+{
+	Bytes b;
+	if (!read_bytes(path, &b))
+		return NULL;
+	const char *id = build_id_in_notes(b.data, b.len);
+	bytes_free(&b);
+	return id;
+}
+
+/* What an ELF image holds for us: its .BTF (a heap copy, or NULL when it
+ * has none) and its build-id. */
+typedef struct ElfBtf {
+	Bytes btf;
+	const char *build_id;
+} ElfBtf;
+
+/* false (with *why) when e is not an ELF file libelf can read. */
+static bool elf_btf(Elf *e, ElfBtf *out, const char **why)
+{
+	memset(out, 0, sizeof *out);
+	size_t shstrndx;
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx) != 0) {
+		*why = xsprintf(_("not an ELF file (%s)"), elf_errmsg(-1));
+		return false;
+	}
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn)) != NULL;) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+		if (sh.sh_type == SHT_NOTE && !out->build_id) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+			GElf_Nhdr nh;
+			size_t off = 0, name_off, desc_off;
+			while (d && (off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+				if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+				    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+				    nh.n_descsz > 0) {
+					out->build_id = hex_of((unsigned char *)d->d_buf + desc_off,
+							       nh.n_descsz);
+					break;
+				}
+			}
+		} else if (name && !strcmp(name, ".BTF") && sh.sh_type != SHT_NOBITS &&
+			   !out->btf.data) {
+			Elf_Data *d = elf_rawdata(scn, NULL);
+			if (d && d->d_size) {
+				out->btf.data = xrealloc_heap(NULL, d->d_size);
+				memcpy(out->btf.data, d->d_buf, d->d_size);
+				out->btf.len = d->d_size;
+			}
+		}
+	}
+	return true;
+}
+
+static bool elf_btf_of_memory(Bytes *image, ElfBtf *out, const char **why)
+{
+	elf_version(EV_CURRENT);
+	Elf *e = elf_memory((char *)image->data, image->len);
+	bool ok = elf_btf(e, out, why);
+	if (e)
+		elf_end(e);
+	return ok;
+}
+
+/* A file that is an ELF image, packed or not (a .ko, .ko.xz, vmlinux). */
+static bool elf_btf_of_file(const char *path, ElfBtf *out, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = xsprintf("%s: %s", path, strerror(errno));
+		return false;
+	}
+	unsigned char magic[8] = { 0 };
+	ssize_t n = pread(fd, magic, sizeof magic, 0);
+	if (n >= SELFMAG && !memcmp(magic, ELFMAG, SELFMAG)) {
+		/* as it is, and maybe big (a vmlinux with DWARF): mapped */
+		elf_version(EV_CURRENT);
+		Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		bool ok = elf_btf(e, out, why);
+		if (e)
+			elf_end(e);
+		close(fd);
+		if (!ok)
+			*why = xsprintf("%s: %s", path, *why);
+		return ok;
+	}
+	close(fd);
+	Bytes packed, image;
+	if (!read_bytes(path, &packed)) {
+		*why = xsprintf("%s: %s", path, strerror(errno));
+		return false;
+	}
+	const char *err = unpack(packed.data, packed.len, 0, &image);
+	bytes_free(&packed);
+	if (err) {
+		*why = xsprintf("%s: %s", path, err);
+		return false;
+	}
+	bool ok = elf_btf_of_memory(&image, out, why);
+	bytes_free(&image);
+	if (!ok)
+		*why = xsprintf("%s: %s", path, *why);
+	return ok;
+}
+
+/* ================= the vmlinux inside a vmlinuz ================= */
+
+static uint32_t le32(const unsigned char *p)
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Where a bzImage's packed kernel is: the x86 boot header ("HdrS",
+ * protocol 2.08 or later) says, at payload_offset and payload_length,
+ * counted from the end of the setup sectors.  Other images: the first
+ * xz, zstd or gzip magic.  false when there is neither. */
+static bool find_payload(const unsigned char *p, size_t len, size_t *off, size_t *plen)
+{
+	if (len > 0x250 && !memcmp(p + 0x202, "HdrS", 4) &&
+	    (p[0x206] | p[0x207] << 8) >= 0x208) {
+		size_t setup = p[0x1f1] ? p[0x1f1] : 4;
+		size_t base = (setup + 1) * 512;
+		size_t o = base + le32(p + 0x248), l = le32(p + 0x24c);
+		if (o < len && l <= len - o && packing_of(p + o, l) != PACK_NONE) {
+			*off = o;
+			*plen = l;
+			return true;
+		}
+	}
+	for (size_t i = 0; i + 6 <= len; i++) {
+		Packing k = packing_of(p + i, len - i);
+		if (k == PACK_XZ || k == PACK_ZSTD || k == PACK_GZIP) {
+			*off = i;
+			*plen = len - i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The vmlinux inside the image at path: its .BTF and build-id. */
+static bool vmlinuz_btf(const char *path, ElfBtf *out, const char **why)
+{
+	Bytes z;
+	if (!read_bytes(path, &z)) {
+		*why = xsprintf("%s: %s", path, strerror(errno));
+		return false;
+	}
+	if (packing_of(z.data, z.len) == PACK_ELF) {    /* a plain vmlinux */
+		bool ok = elf_btf_of_memory(&z, out, why);
+		bytes_free(&z);
+		if (!ok)
+			*why = xsprintf("%s: %s", path, *why);
+		return ok;
+	}
+	size_t off, len;
+	if (!find_payload(z.data, z.len, &off, &len)) {
+		bytes_free(&z);
+		*why = xsprintf(_("%s: no xz, zstd or gzip payload found in the image"), path);
+		return false;
+	}
+	/* The kernel's build appends the unpacked size to the payload. */
+	size_t hint = len >= 4 ? le32(z.data + off + len - 4) : 0;
+	Bytes image;
+	const char *err = unpack(z.data + off, len, hint, &image);
+	bytes_free(&z);
+	if (err) {
+		*why = xsprintf(_("%s: the packed kernel: %s"), path, err);
+		return false;
+	}
+	bool ok = elf_btf_of_memory(&image, out, why);
+	bytes_free(&image);
+	if (!ok)
+		*why = xsprintf(_("%s: the packed kernel: %s"), path, *why);
+	return ok;
+}
+
+/* ---- the cache of what a vmlinuz holds ----
+ * btf/IMAGE-KEY.btf: "TAPCBTF1", then little-endian u32s: the CRC-32 of
+ * everything after it, the build-id's length, the .BTF's length; then the
+ * build-id (hex text) and the .BTF bytes. */
+
+#define CACHE_MAGIC "TAPCBTF1"
+#define CACHE_HEAD 20
+
+static const char *image_cache_path(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return NULL;
+	const char *dir = cache_subdir("btf");
+	if (!dir)
+		return NULL;
+	Sha256 s;
+	sha256_init(&s);
+	hash_str(&s, "tapc btf cache 1");
+	hash_str(&s, path);
+	hash_str(&s, xsprintf("%lld %lld.%09ld %llu", (long long)st.st_size,
+			      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			      (unsigned long long)st.st_ino));
+	const char *base = strrchr(path, '/');
+	return xsprintf("%s/%s-%s.btf", dir, base ? base + 1 : path, sha256_hex(&s, 16));
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}
+
+static bool cache_read(const char *cpath, ElfBtf *out)
+{
+	Bytes b;
+	if (!read_bytes(cpath, &b))
+		return false;
+	bool ok = false;
+	if (b.len >= CACHE_HEAD && !memcmp(b.data, CACHE_MAGIC, 8)) {
+		uint32_t crc = le32(b.data + 8);
+		size_t id_len = le32(b.data + 12), btf_len = le32(b.data + 16);
+		ok = id_len <= 128 && btf_len <= b.len &&
+		     CACHE_HEAD + id_len + btf_len == b.len &&
+		     crc32(0, b.data + 12, b.len - 12) == crc;
+		if (ok) {
+			out->build_id = id_len ? xstrndup((char *)b.data + CACHE_HEAD, id_len)
+					       : NULL;
+			out->btf.len = btf_len;
+			out->btf.data = NULL;
+			if (btf_len) {
+				out->btf.data = xrealloc_heap(NULL, btf_len);
+				memcpy(out->btf.data, b.data + CACHE_HEAD + id_len, btf_len);
+			}
+		}
+	}
+	bytes_free(&b);
+	return ok;
+}
+
+static void cache_write(const char *cpath, const ElfBtf *in)
+{
+	size_t id_len = in->build_id ? strlen(in->build_id) : 0;
+	size_t len = CACHE_HEAD + id_len + in->btf.len;
+	unsigned char *buf = xrealloc_heap(NULL, len);
+	memcpy(buf, CACHE_MAGIC, 8);
+	put_le32(buf + 12, id_len);
+	put_le32(buf + 16, in->btf.len);
+	if (id_len)
+		memcpy(buf + CACHE_HEAD, in->build_id, id_len);
+	if (in->btf.len)
+		memcpy(buf + CACHE_HEAD + id_len, in->btf.data, in->btf.len);
+	put_le32(buf + 8, crc32(0, buf + 12, len - 12));
+	if (!write_file_atomic(cpath, (char *)buf, len))
+		verbose(1, _("cannot cache the kernel's BTF as %s: %s\n"), cpath,
+			strerror(errno));
+	free(buf);
+	/* what an older file of the same name had is stale now */
+	const char *slash = strrchr(cpath, '/'), *dash = strrchr(cpath, '-');
+	char *dir = xstrndup(cpath, slash - cpath);
+	size_t stem = dash - (slash + 1) + 1;      /* "vmlinuz-RELEASE-" */
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, slash + 1, stem) && strcmp(de->d_name, slash + 1) &&
+		    strlen(de->d_name) == strlen(slash + 1))
+			unlink(xsprintf("%s/%s", dir, de->d_name));
+	if (d)
+		closedir(d);
+}
+
+/* The image's .BTF and build-id, from the cache when it has them. */
+static bool vmlinuz_btf_cached(const char *path, ElfBtf *out, const char **why)
+{
+	const char *cpath = image_cache_path(path);
+	if (cpath && cache_read(cpath, out)) {
+		verbose(2, "BTF of %s from %s\n", path, cpath);
+		return true;
+	}
+	if (!vmlinuz_btf(path, out, why))
+		return false;
+	if (cpath)
+		cache_write(cpath, out);
+	return true;
+}
+
+/* ================= the target kernel's image ================= */
+
+/* One more place looked in, "PATH: why", for a message. */
+static void looked_add(StrBuf *sb, const char *what)
+{
+	sb_printf(sb, "%s%s", sb->len ? "; " : "", what);
+}
+
+static const char *sys_btf(const char *name)
+{
+	return xsprintf("/sys/kernel/btf/%s", name);
+}
+
+/* The vmlinux or vmlinuz of the target that is not the running kernel,
+ * read once: its .BTF (NULL when it has none) and build-id. */
+typedef struct Image {
+	bool done;
+	const char *path;       /* the file read, or NULL */
+	const char *build_id;
+	Bytes btf;
+	const char *why;        /* why btf is NULL: "PATH: why; ..." */
+} Image;
+
+static Image image;
+
+static const Image *target_image(void)
+{
+	if (image.done)
+		return &image;
+	image.done = true;
+	StrBuf looked = { 0 };
+	Vec tries = { 0 };
+	if (sess.kernel_build_dir)
+		vec_push(&tries, xsprintf("%s/vmlinux", sess.kernel_build_dir));
+	vec_push(&tries, xsprintf("/boot/vmlinuz-%s", target_release()));
+	for (int i = 0; i < tries.len; i++) {
+		const char *p = tries.data[i], *err = NULL;
+		ElfBtf eb;
+		if (access(p, F_OK) != 0) {
+			looked_add(&looked, xsprintf("%s: %s", p, strerror(errno)));
+			continue;
+		}
+		bool ok = i == 0 && sess.kernel_build_dir ? elf_btf_of_file(p, &eb, &err)
+							  : vmlinuz_btf_cached(p, &eb, &err);
+		if (!ok) {
+			looked_add(&looked, err);
+			continue;
+		}
+		/* the build-id is the first image's (-r DIR: DIR/vmlinux);
+		 * the BTF may come from the next one when it has none */
+		if (!image.path) {
+			image.path = p;
+			image.build_id = eb.build_id;
+		}
+		if (!eb.btf.data) {
+			looked_add(&looked, xsprintf(_("%s: no .BTF section"), p));
+			continue;
+		}
+		image.path = p;
+		image.btf = eb.btf;
+		break;
+	}
+	if (!image.btf.data)
+		image.why = xstrdup(sb_cstr(&looked));
+	sb_free(&looked);
+	return &image;
+}
+
+const char *kernel_image_build_id(void)
+{
+	static const char *running;
+	static bool running_read;
+	if (!target_is_running_kernel())
+		return target_image()->build_id;
+	if (!running_read) {
+		running_read = true;
+		running = build_id_of_notes_file("/sys/kernel/notes");
+	}
+	return running;
+}
+
+/* ================= module files ================= */
+
+static const char *norm_module(const char *name)
+{
+	char *s = xstrdup(name);
+	for (char *p = s; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return intern(s);
+}
+
+/* The module name of a path: ".../ext4.ko.xz" -> "ext4". */
+static const char *module_name_of_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *ko = strstr(base, ".ko");
+	if (!ko || (ko[3] && ko[3] != '.'))
+		return NULL;
+	return norm_module(xstrndup(base, ko - base));
+}
+
+static Vec mod_names, mod_paths;  /* interned names, paths */
+static bool mods_read;
+
+/* Lines "path: deps" (modules.dep) or "path" (a build tree's
+ * modules.order, where a path may end in .o). */
+static void read_module_list(const char *dir, const char *file)
+{
+	Bytes b;
+	if (!read_bytes(xsprintf("%s/%s", dir, file), &b))
+		return;
+	char *text = xstrndup((char *)b.data, b.len);
+	bytes_free(&b);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		line[strcspn(line, ":")] = 0;
+		size_t n = strlen(line);
+		if (n > 2 && !strcmp(line + n - 2, ".o"))
+			line = xsprintf("%.*s.ko", (int)(n - 2), line);
+		const char *name = module_name_of_path(line);
+		if (!name)
+			continue;
+		vec_push(&mod_names, (void *)name);
+		vec_push(&mod_paths, line[0] == '/' ? line : xsprintf("%s/%s", dir, line));
+	}
+}
+
+const char *kernel_module_file(const char *module)
+{
+	if (!mods_read) {
+		mods_read = true;
+		if (sess.kernel_build_dir)
+			read_module_list(sess.kernel_build_dir, "modules.order");
+		read_module_list(xsprintf("/lib/modules/%s", target_release()),
+				 "modules.dep");
+	}
+	const char *want = norm_module(module);
+	for (int i = 0; i < mod_names.len; i++)
+		if (mod_names.data[i] == want && access(mod_paths.data[i], R_OK) == 0)
+			return mod_paths.data[i];
+	return NULL;
+}
+
+/* Module build-ids read so far (a .ko.xz is unpacked once): pairs of
+ * an interned name and its build-id (NULL: none could be read). */
+static Vec module_ids;
+
+static void module_id_note(const char *name, const char *id)
+{
+	vec_push(&module_ids, (void *)name);
+	vec_push(&module_ids, (void *)id);
+}
+
+const char *kernel_module_build_id(const char *module)
+{
+	const char *name = norm_module(module);
+	for (int i = 0; i < module_ids.len; i += 2)
+		if (module_ids.data[i] == name)
+			return module_ids.data[i + 1];
+	const char *id = NULL;
+	if (target_is_running_kernel())
+		id = build_id_of_notes_file(
+			xsprintf("/sys/module/%s/notes/.note.gnu.build-id", name));
+	const char *path = id ? NULL : kernel_module_file(name), *why;
+	ElfBtf eb;
+	if (path && elf_btf_of_file(path, &eb, &why)) {
+		bytes_free(&eb.btf);
+		id = eb.build_id;
+	}
+	module_id_note(name, id);
+	return id;
+}
+
+/* ================= BTF sets: the kernel's and each module's ================= */
+
+typedef struct BtfSet {
+	const char *module;     /* interned, '_' form; NULL: the kernel */
+	struct btf *btf;        /* NULL when there is none */
+	const char *path;       /* where it was read from */
+	const char *why;        /* when btf is NULL */
+	uint32_t first_id;      /* the first id of its own (split: past the base) */
+	uint32_t end_id;        /* one past the last */
+	DiType **types;         /* converted, indexed by id - first_id */
+	DiFunction **funcs;     /* likewise, for BTF_KIND_FUNC ids */
+	bool *busy;             /* being converted (an alias loop guard) */
+	uint32_t *index;        /* its named types' ids, by name (find_named) */
+	uint32_t index_mask;
+} BtfSet;
+
+static BtfSet kernel_set;
+static bool kernel_tried;
+static Vec module_sets;         /* BtfSet * */
+
+static int libbpf_say(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	char buf[512];
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	verbose(2, "libbpf: %s", buf);
+	return 0;
+}
+
+static void set_ready(BtfSet *s, struct btf *b)
+{
+	s->btf = b;
+	const struct btf *base = btf__base_btf(b);
+	s->first_id = base ? btf__type_cnt(base) : 1;
+	s->end_id = btf__type_cnt(b);
+	size_t n = s->end_id > s->first_id ? s->end_id - s->first_id : 1;
+	s->types = xrealloc_heap(NULL, n * sizeof *s->types);
+	s->funcs = xrealloc_heap(NULL, n * sizeof *s->funcs);
+	s->busy = xrealloc_heap(NULL, n * sizeof *s->busy);
+	memset(s->types, 0, n * sizeof *s->types);
+	memset(s->funcs, 0, n * sizeof *s->funcs);
+	memset(s->busy, 0, n * sizeof *s->busy);
+}
+
+/* Split BTF from bytes.  Debian's libbpf 1.1 does not export
+ * btf__new_split, so the bytes go through a memory file (else a
+ * temporary one) to btf__parse_raw_split. */
+static struct btf *split_of_bytes(const Bytes *b, struct btf *base)
+{
+	int fd = memfd_create("tapc-btf", MFD_CLOEXEC);
+	const char *tmp = NULL;
+	if (fd < 0) {
+		const char *dir = getenv("TMPDIR");
+		char *t = xsprintf("%s/tapc-btf.XXXXXX", dir && *dir ? dir : "/tmp");
+		fd = mkstemp(t);
+		tmp = t;
+	}
+	if (fd < 0)
+		return NULL;
+	struct btf *r = NULL;
+	size_t done = 0;
+	while (done < b->len) {
+		ssize_t n = write(fd, b->data + done, b->len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += n;
+	}
+	if (done == b->len)
+		r = btf__parse_raw_split(tmp ? tmp : xsprintf("/proc/self/fd/%d", fd), base);
+	int e = errno;
+	close(fd);
+	if (tmp)
+		unlink(tmp);
+	errno = e;
+	return r;
+}
+
+static struct btf *btf_of_bytes(const Bytes *b, struct btf *base, const char **why,
+				const char *path)
+{
+	struct btf *r = base ? split_of_bytes(b, base) : btf__new(b->data, b->len);
+	if (!r)
+		*why = xsprintf(_("%s: its .BTF does not parse (%s)"), path,
+				strerror(errno));
+	return r;
+}
+
+static BtfSet *kernel_btf(void)
+{
+	if (kernel_tried)
+		return &kernel_set;
+	kernel_tried = true;
+	libbpf_set_print(libbpf_say);
+	const char *why = NULL;
+	StrBuf looked = { 0 };
+	if (target_is_running_kernel()) {
+		const char *p = sys_btf("vmlinux");
+		struct btf *b = btf__parse_raw(p);
+		if (b) {
+			kernel_set.path = p;
+			set_ready(&kernel_set, b);
+			return &kernel_set;
+		}
+		looked_add(&looked, xsprintf("%s: %s", p, strerror(errno)));
+	}
+	const Image *im = target_image();
+	if (im->btf.data) {
+		struct btf *b = btf_of_bytes(&im->btf, NULL, &why, im->path);
+		if (b) {
+			kernel_set.path = im->path;
+			set_ready(&kernel_set, b);
+			return &kernel_set;
+		}
+		looked_add(&looked, why);
+	} else {
+		looked_add(&looked, im->why);
+	}
+	kernel_set.why = xsprintf(_("no BTF for kernel %s (%s)"),
+				  target_release(), sb_cstr(&looked));
+	sb_free(&looked);
+	return &kernel_set;
+}
+
+static BtfSet *module_btf(const char *module)
+{
+	const char *name = norm_module(module);
+	for (int i = 0; i < module_sets.len; i++) {
+		BtfSet *s = module_sets.data[i];
+		if (s->module == name)
+			return s;
+	}
+	BtfSet *s = NEW(BtfSet);
+	s->module = name;
+	vec_push(&module_sets, s);
+	BtfSet *k = kernel_btf();
+	if (!k->btf) {
+		s->why = xsprintf(_("no BTF for module %s: %s"), module, k->why);
+		return s;
+	}
+	StrBuf looked = { 0 };
+	if (target_is_running_kernel()) {
+		const char *p = sys_btf(name);
+		struct btf *b = btf__parse_raw_split(p, k->btf);
+		if (b) {
+			s->path = p;
+			set_ready(s, b);
+			return s;
+		}
+		looked_add(&looked, xsprintf("%s: %s", p, strerror(errno)));
+	}
+	const char *file = kernel_module_file(name), *why = NULL;
+	ElfBtf eb;
+	if (!file) {
+		looked_add(&looked, xsprintf(_("/lib/modules/%s: no file of it"),
+					     target_release()));
+	} else if (!elf_btf_of_file(file, &eb, &why)) {
+		looked_add(&looked, why);
+	} else if (module_id_note(name, eb.build_id), !eb.btf.data) {
+		looked_add(&looked, xsprintf(_("%s: no .BTF section"), file));
+	} else {
+		struct btf *b = btf_of_bytes(&eb.btf, k->btf, &why, file);
+		bytes_free(&eb.btf);
+		if (b) {
+			s->path = file;
+			set_ready(s, b);
+			sb_free(&looked);
+			return s;
+		}
+		looked_add(&looked, why);
+	}
+	s->why = xsprintf(_("no BTF for module %s (%s)"), module, sb_cstr(&looked));
+	sb_free(&looked);
+	return s;
+}
+
+static BtfSet *set_of(const DiModule *m)
+{
+	if (!m || m->kind == DI_KERNEL)
+		return kernel_btf();
+	return module_btf(m->name);
+}
+
+bool btf_open(const char *module, DiModule *m, const char **why)
+{
+	BtfSet *s = module ? module_btf(module) : kernel_btf();
+	if (!s->btf) {
+		*why = s->why;
+		return false;
+	}
+	memset(m, 0, sizeof *m);
+	m->kind = module ? DI_KMODULE : DI_KERNEL;
+	m->name = module ? s->module : intern("kernel");
+	m->debug_path = s->path;
+	if (module) {
+		m->path = kernel_module_file(module);
+		m->build_id = kernel_module_build_id(module);
+	} else {
+		m->path = target_is_running_kernel() ? NULL : target_image()->path;
+		m->build_id = kernel_image_build_id();
+	}
+	return true;
+}
+
+/* ================= types ================= */
+
+static const char *btf_name(const BtfSet *s, uint32_t off)
+{
+	const char *n = btf__name_by_offset(s->btf, off);
+	return n && *n ? intern(n) : NULL;
+}
+
+static const DiType *convert(BtfSet *s, uint32_t id);
+
+static DiTypeKind kind_of(const struct btf_type *t)
+{
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT: return DI_TYPE_INT;
+	case BTF_KIND_FLOAT: return DI_TYPE_FLOAT;
+	case BTF_KIND_ENUM: case BTF_KIND_ENUM64: return DI_TYPE_ENUM;
+	case BTF_KIND_PTR: return DI_TYPE_POINTER;
+	case BTF_KIND_ARRAY: return DI_TYPE_ARRAY;
+	case BTF_KIND_STRUCT: return DI_TYPE_STRUCT;
+	case BTF_KIND_UNION: return DI_TYPE_UNION;
+	case BTF_KIND_TYPEDEF: return DI_TYPE_TYPEDEF;
+	case BTF_KIND_CONST: return DI_TYPE_CONST;
+	case BTF_KIND_VOLATILE: return DI_TYPE_VOLATILE;
+	case BTF_KIND_RESTRICT: return DI_TYPE_RESTRICT;
+	case BTF_KIND_FUNC_PROTO: return DI_TYPE_FUNC;
+	case BTF_KIND_FWD: return DI_TYPE_FWD;
+	default: return DI_TYPE_VOID;
+	}
+}
+
+/* void, where a pointer, typedef or qualifier has it as its target (as
+ * dwarf.c has it: a target is never NULL but for a function's return). */
+static const DiType *void_type(void)
+{
+	static DiType v;
+	if (!v.name) {
+		v.kind = DI_TYPE_VOID;
+		v.name = intern("void");
+		v.count = -1;
+	}
+	return &v;
+}
+
+/* The target of a pointer, typedef or qualifier. */
+static const DiType *target_of(BtfSet *s, uint32_t id)
+{
+	const DiType *t = convert(s, id);
+	return t ? t : void_type();
+}
+
+/* The parts of t: members, enumerators, parameters, targets. */
+static void fill_type(BtfSet *s, DiType *d, const struct btf_type *t)
+{
+	int vlen = btf_vlen(t);
+	switch (btf_kind(t)) {
+	case BTF_KIND_INT:
+		d->is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
+		break;
+	case BTF_KIND_ENUM: {
+		const struct btf_enum *e = btf_enum(t);
+		/* kflag: signed values (BTF of 6.0 and later); before it,
+		 * an enum with a negative value was signed */
+		bool sign = btf_kflag(t);
+		for (int i = 0; i < vlen; i++)
+			sign |= e[i].val < 0;
+		d->is_signed = sign;
+		for (int i = 0; i < vlen; i++) {
+			DiEnumerator *en = NEW(DiEnumerator);
+			en->name = btf_name(s, e[i].name_off);
+			en->value = sign ? (int64_t)e[i].val : (int64_t)(uint32_t)e[i].val;
+			vec_push(&d->enumerators, en);
+		}
+		break;
+	}
+	case BTF_KIND_ENUM64: {
+		const struct btf_enum64 *e = btf_enum64(t);
+		d->is_signed = btf_kflag(t);
+		for (int i = 0; i < vlen; i++) {
+			DiEnumerator *en = NEW(DiEnumerator);
+			en->name = btf_name(s, e[i].name_off);
+			en->value = (int64_t)btf_enum64_value(&e[i]);
+			vec_push(&d->enumerators, en);
+		}
+		break;
+	}
+	case BTF_KIND_PTR:
+		d->size = btf__pointer_size(s->btf) ? btf__pointer_size(s->btf) : 8;
+		d->target = target_of(s, t->type);
+		break;
+	case BTF_KIND_ARRAY: {
+		const struct btf_array *a = btf_array(t);
+		d->target = convert(s, a->type);
+		/* BTF writes both [] and [0] as 0 elements: flexible
+		 * (a struct's other members make it [0], below) */
+		d->count = a->nelems ? (int64_t)a->nelems : -1;
+		break;
+	}
+	case BTF_KIND_STRUCT:
+	case BTF_KIND_UNION: {
+		const struct btf_member *mb = btf_members(t);
+		for (int i = 0; i < vlen; i++) {
+			DiMember *m = NEW(DiMember);
+			m->name = btf_name(s, mb[i].name_off);
+			m->type = convert(s, mb[i].type);
+			/* BTF writes [0] and [] alike; only the last member
+			 * can be a flexible array, so another one is [0] */
+			if (m->type && m->type->kind == DI_TYPE_ARRAY && m->type->count < 0 &&
+			    i < vlen - 1 && btf_is_struct(t)) {
+				DiType *zero = NEW(DiType);
+				*zero = *m->type;
+				zero->count = 0;
+				m->type = zero;
+			}
+			m->bit_offset = btf_member_bit_offset(t, i);
+			m->bit_size = btf_member_bitfield_size(t, i);
+			/* Without kflag a bitfield is an int whose encoding
+			 * has fewer bits than its size. */
+			const struct btf_type *mt = btf__type_by_id(s->btf, mb[i].type);
+			if (!btf_kflag(t) && mt && btf_is_int(mt) &&
+			    btf_int_bits(mt) != mt->size * 8) {
+				m->bit_size = btf_int_bits(mt);
+				m->bit_offset += btf_int_offset(mt);
+			}
+			vec_push(&d->members, m);
+		}
+		break;
+	}
+	case BTF_KIND_TYPEDEF:
+	case BTF_KIND_CONST:
+	case BTF_KIND_VOLATILE:
+	case BTF_KIND_RESTRICT:
+		d->target = target_of(s, t->type);
+		break;
+	case BTF_KIND_FUNC_PROTO: {
+		d->target = convert(s, t->type);
+		const struct btf_param *p = btf_params(t);
+		for (int i = 0; i < vlen; i++)
+			if (p[i].type)          /* 0: the "..." of a varargs function */
+				vec_push(&d->members, (void *)convert(s, p[i].type));
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* The DiType of id; NULL for void and for what is not a type (a
+ * function, a variable, a section). */
+static const DiType *convert(BtfSet *s, uint32_t id)
+{
+	if (id == 0)
+		return NULL;
+	if (id < s->first_id && s->module)
+		return convert(kernel_btf(), id);
+	if (id < s->first_id || id >= s->end_id)
+		return NULL;
+	uint32_t i = id - s->first_id;
+	if (s->types[i] || s->busy[i])
+		return s->types[i];
+	const struct btf_type *t = btf__type_by_id(s->btf, id);
+	if (!t)
+		return NULL;
+	switch (btf_kind(t)) {
+	case BTF_KIND_TYPE_TAG:
+		/* an attribute (__user, __rcu): the type it tags.  busy
+		 * stops a loop of tags, which only bad BTF has */
+		s->busy[i] = true;
+		s->types[i] = (DiType *)convert(s, t->type);
+		s->busy[i] = false;
+		return s->types[i];
+	case BTF_KIND_FUNC:
+		return convert(s, t->type);
+	case BTF_KIND_VAR: case BTF_KIND_DATASEC: case BTF_KIND_DECL_TAG:
+		return NULL;
+	default:
+		break;
+	}
+	DiType *d = NEW(DiType);
+	d->kind = kind_of(t);
+	d->name = btf_name(s, t->name_off);
+	d->count = -1;
+	s->types[i] = d;        /* before its parts: a pointer may lead back */
+	fill_type(s, d, t);
+	if (d->kind != DI_TYPE_POINTER && d->kind != DI_TYPE_FUNC &&
+	    d->kind != DI_TYPE_FWD) {
+		int64_t sz = btf__resolve_size(s->btf, id);
+		d->size = sz > 0 ? (uint64_t)sz : 0;
+	}
+	return d;
+}
+
+/* The names of a set's own types, hashed (FNV-1a, open addressing), so
+ * a lookup by name does not walk the ~130000 types of a kernel: built on
+ * the first lookup (a few ms), 0 marks a free slot. */
+static uint32_t name_hash(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void build_name_index(BtfSet *s)
+{
+	uint32_t n = 0;
+	for (uint32_t id = s->first_id; id < s->end_id; id++)
+		n += btf__type_by_id(s->btf, id)->name_off != 0;
+	uint32_t size = 1024;
+	while (size < 2 * n)
+		size *= 2;
+	s->index = xrealloc_heap(NULL, size * sizeof *s->index);
+	memset(s->index, 0, size * sizeof *s->index);
+	s->index_mask = size - 1;
+	for (uint32_t id = s->first_id; id < s->end_id; id++) {
+		const struct btf_type *t = btf__type_by_id(s->btf, id);
+		if (!t->name_off)
+			continue;
+		uint32_t h = name_hash(btf__name_by_offset(s->btf, t->name_off));
+		while (s->index[h & s->index_mask])
+			h++;
+		s->index[h & s->index_mask] = id;
+	}
+}
+
+/* The id among s's own types of the type named name whose kind comes
+ * first in kinds (the lowest id of those); 0 when none.  With fwd_kflag
+ * 0 (struct) or 1 (union), a declaration (FWD) of that kind does when no
+ * definition is there. */
+static uint32_t find_named(BtfSet *s, const char *name, const int *kinds, int nkinds,
+			   int fwd_kflag)
+{
+	if (!s->index)
+		build_name_index(s);
+	uint32_t best = 0, fwd = 0;
+	int best_rank = nkinds;
+	for (uint32_t h = name_hash(name);; h++) {
+		uint32_t id = s->index[h & s->index_mask];
+		if (!id)
+			break;
+		const struct btf_type *t = btf__type_by_id(s->btf, id);
+		if (strcmp(btf__name_by_offset(s->btf, t->name_off), name))
+			continue;
+		int k = btf_kind(t);
+		if (fwd_kflag >= 0 && k == BTF_KIND_FWD && btf_kflag(t) == fwd_kflag) {
+			if (!fwd || id < fwd)
+				fwd = id;
+			continue;
+		}
+		for (int j = 0; j < nkinds; j++)
+			if (kinds[j] == k) {
+				if (j < best_rank || (j == best_rank && id < best)) {
+					best = id;
+					best_rank = j;
+				}
+				break;
+			}
+	}
+	return best ? best : fwd;
+}
+
+const DiType *btf_find_type(const DiModule *m, const char *name)
+{
+	BtfSet *s = set_of(m);
+	if (!s->btf || !name)
+		return NULL;
+	while (*name == ' ' || *name == '\t')
+		name++;
+	static const int struct_k[] = { BTF_KIND_STRUCT };
+	static const int union_k[] = { BTF_KIND_UNION };
+	static const int enum_k[] = { BTF_KIND_ENUM, BTF_KIND_ENUM64 };
+	static const int bare_k[] = { BTF_KIND_TYPEDEF, BTF_KIND_INT, BTF_KIND_FLOAT,
+				      BTF_KIND_STRUCT, BTF_KIND_UNION, BTF_KIND_ENUM,
+				      BTF_KIND_ENUM64 };
+	const int *kinds = bare_k;
+	int nkinds = sizeof bare_k / sizeof bare_k[0], fwd = -1;
+	if (!strncmp(name, "struct ", 7)) {
+		kinds = struct_k, nkinds = 1, fwd = 0, name += 7;
+	} else if (!strncmp(name, "union ", 6)) {
+		kinds = union_k, nkinds = 1, fwd = 1, name += 6;
+	} else if (!strncmp(name, "enum ", 5)) {
+		kinds = enum_k, nkinds = 2, name += 5;
+	}
+	while (*name == ' ')
+		name++;
+	char *want = xstrdup(name);
+	for (size_t n = strlen(want); n && want[n - 1] == ' '; n--)
+		want[n - 1] = 0;
+	if (!strcmp(want, "void"))
+		return void_type();
+	/* a module's own types first, then the kernel's it is split on */
+	uint32_t id = find_named(s, want, kinds, nkinds, fwd);
+	if (!id && s->module) {
+		BtfSet *k = kernel_btf();
+		id = find_named(k, want, kinds, nkinds, fwd);
+		return id ? convert(k, id) : NULL;
+	}
+	return id ? convert(s, id) : NULL;
+}
+
+/* ================= functions ================= */
+
+/* x86-64 SysV: the first six integer-class arguments' registers, as
+ * DWARF numbers them (rdi rsi rdx rcx r8 r9). */
+static const int arg_regs[] = { 5, 4, 1, 2, 8, 9 };
+
+/* The type behind typedefs and qualifiers (a bounded walk). */
+static const DiType *strip(const DiType *t)
+{
+	for (int n = 0; t && n < 64; n++) {
+		if (t->kind != DI_TYPE_TYPEDEF && t->kind != DI_TYPE_CONST &&
+		    t->kind != DI_TYPE_VOLATILE && t->kind != DI_TYPE_RESTRICT)
+			return t;
+		t = t->target;
+	}
+	return t;
+}
+
+/* How many general registers an argument of type t takes (0: it goes on
+ * the stack or in SSE registers), and whether it is a scalar one
+ * register holds whole, so that DI_LOC_REG says where it is.  Kernel
+ * structs are all of the integer class: one of up to 16 bytes goes in
+ * one or two registers, a bigger one on the stack. */
+static int arg_regs_needed(const DiType *t, bool *in_one_reg)
+{
+	t = strip(t);
+	*in_one_reg = false;
+	if (!t)
+		return 1;
+	switch (t->kind) {
+	case DI_TYPE_INT:
+	case DI_TYPE_ENUM:
+	case DI_TYPE_POINTER:
+		*in_one_reg = t->size <= 8;
+		return t->size > 8 ? 2 : 1;
+	case DI_TYPE_STRUCT:
+	case DI_TYPE_UNION:
+		return t->size == 0 || t->size > 16 ? 0 : (int)((t->size + 7) / 8);
+	default:
+		return 0;               /* float: SSE */
+	}
+}
+
+static bool is_x86_64(void)
+{
+	const char *a = target_arch();
+	return a && !strcmp(a, "x86_64");
+}
+
+static DiFunction *make_function(BtfSet *s, const DiModule *m, uint32_t id,
+				 const struct btf_type *t)
+{
+	DiFunction *f = NEW(DiFunction);
+	f->name = btf_name(s, t->name_off);
+	f->module = m;
+	f->external = btf_vlen(t) == BTF_FUNC_GLOBAL;  /* FUNC: vlen is the linkage */
+	const struct btf_type *proto = btf__type_by_id(s->btf, t->type);
+	if (!proto || !btf_is_func_proto(proto))
+		return f;
+	f->ret = convert(s, proto->type);
+	const struct btf_param *p = btf_params(proto);
+	int used = 0, nregs = is_x86_64() ? 6 : 0;
+	for (int i = 0; i < btf_vlen(proto); i++) {
+		if (!p[i].type)
+			break;          /* "..." */
+		DiVariable *v = NEW(DiVariable);
+		v->name = btf_name(s, p[i].name_off);
+		v->type = convert(s, p[i].type);
+		v->is_param = true;
+		v->loc.kind = DI_LOC_NONE;
+		bool one;
+		int need = arg_regs_needed(v->type, &one);
+		/* an argument that does not fit in what is left goes on the
+		 * stack whole, and the registers stay for the next ones */
+		if (need && used + need <= nregs) {
+			if (one) {
+				v->loc.kind = DI_LOC_REG;
+				v->loc.reg = arg_regs[used];
+			}
+			used += need;
+		}
+		/* An unnamed parameter cannot be named by a script; it still
+		 * takes its register above. */
+		if (v->name)
+			vec_push(&f->params, v);
+	}
+	return f;
+}
+
+static bool has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static int cmp_function_name(const void *a, const void *b)
+{
+	const DiFunction *x = *(const DiFunction *const *)a, *y = *(const DiFunction *const *)b;
+	return strcmp(x->name, y->name);
+}
+
+Vec btf_functions(const DiModule *m, const char *func_glob)
+{
+	Vec out = { 0 };
+	BtfSet *s = set_of(m);
+	if (!s->btf || !func_glob)
+		return out;
+	bool glob = has_glob(func_glob);
+	for (uint32_t id = s->first_id; id < s->end_id; id++) {
+		const struct btf_type *t = btf__type_by_id(s->btf, id);
+		if (!btf_is_func(t) || !t->name_off)
+			continue;
+		const char *n = btf__name_by_offset(s->btf, t->name_off);
+		/* fnmatch with no flags: arg_glob_match's syntax */
+		if (!n || (glob ? fnmatch(func_glob, n, 0) != 0 : strcmp(func_glob, n)))
+			continue;
+		uint32_t i = id - s->first_id;
+		if (!s->funcs[i])
+			s->funcs[i] = make_function(s, m, id, t);
+		vec_push(&out, s->funcs[i]);
+	}
+	vec_sort(&out, cmp_function_name);
+	/* a name BTF has twice (two static functions) is one probe point:
+	 * without addresses they cannot be told apart */
+	int n = 0;
+	for (int i = 0; i < out.len; i++) {
+		const DiFunction *f = out.data[i];
+		if (n == 0 || ((DiFunction *)out.data[n - 1])->name != f->name)
+			out.data[n++] = out.data[i];
+	}
+	out.len = n;
+	return out;
+}
+
+/* ================= for the unit tests ================= */
+
+bool btf_load_raw(const char *module, const void *data, size_t len, const char **why)
+{
+	libbpf_set_print(libbpf_say);
+	BtfSet *s;
+	struct btf *base = NULL;
+	if (module) {
+		BtfSet *k = kernel_btf();
+		if (!k->btf) {
+			*why = k->why;
+			return false;
+		}
+		base = k->btf;
+		s = NEW(BtfSet);
+		s->module = norm_module(module);
+		vec_push(&module_sets, s);
+	} else {
+		kernel_tried = true;
+		s = &kernel_set;
+	}
+	Bytes b = { (unsigned char *)data, len };
+	struct btf *r = btf_of_bytes(&b, base, why, "(raw)");
+	if (!r)
+		return false;
+	s->path = "(raw)";
+	set_ready(s, r);
+	return true;
+}
+
+bool btf_image_read(const char *path, void **btf, size_t *len,
+		    const char **build_id, const char **why)
+{
+	ElfBtf eb;
+	if (!vmlinuz_btf_cached(path, &eb, why))
+		return false;
+	*btf = eb.btf.data;
+	*len = eb.btf.len;
+	*build_id = eb.build_id;
+	return true;
+}

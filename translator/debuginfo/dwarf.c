@@ -1,0 +1,1876 @@
+/* dwarf.c - the kernel's and its modules' DWARF, read through elfutils'
+ * libdwfl (offline reporting, so a module's relocations are applied) and
+ * libdw.
+ *
+ * The first use of a debug file walks all of its compilation units once
+ * and writes an index: every function (out-of-line definitions and
+ * inlined instances, by name, with their DIE and compilation unit), every
+ * named type and global variable, every compilation unit.  The index is
+ * cached by build-id in tapc's cache folder, so a later run finds
+ * "vfs_read" by a binary search and reads only the one compilation unit
+ * it is in (dwarf_offdie).  A cached index is trusted only when its
+ * header (magic, version, build-id, sizes) and every offset in it agree
+ * with the file; otherwise it is built again.
+ *
+ * Addresses handed out are libdwfl's (the DWARF's plus the module bias),
+ * which for vmlinux are the kernel's own. */
+#include "tapc.h"
+#include "cache.h"
+#include "debuginfo/kreaders.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------------
+ * A map from DIE offsets to what was made of them
+ */
+
+typedef struct OffMap {
+	uint64_t *keys;         /* offset + 1; 0 is an empty slot */
+	void **vals;
+	size_t cap, len;
+} OffMap;
+
+static size_t off_hash(uint64_t k, size_t cap)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return (size_t)k & (cap - 1);
+}
+
+static void *offmap_get(const OffMap *m, uint64_t key)
+{
+	if (!m->cap)
+		return NULL;
+	for (size_t i = off_hash(key, m->cap);; i = (i + 1) & (m->cap - 1)) {
+		if (m->keys[i] == 0)
+			return NULL;
+		if (m->keys[i] == key + 1)
+			return m->vals[i];
+	}
+}
+
+static void offmap_put(OffMap *m, uint64_t key, void *val)
+{
+	if ((m->len + 1) * 2 > m->cap) {
+		OffMap n = { 0 };
+		n.cap = m->cap ? m->cap * 2 : 256;
+		n.keys = xalloc(n.cap * sizeof *n.keys);
+		n.vals = xalloc(n.cap * sizeof *n.vals);
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->keys[i])
+				offmap_put(&n, m->keys[i] - 1, m->vals[i]);
+		*m = n;
+	}
+	size_t i = off_hash(key, m->cap);
+	while (m->keys[i] && m->keys[i] != key + 1)
+		i = (i + 1) & (m->cap - 1);
+	if (!m->keys[i])
+		m->len++;
+	m->keys[i] = key + 1;
+	m->vals[i] = val;
+}
+
+/* ---------------------------------------------------------------------
+ * The index: its records, as they are in memory and in the cache file
+ */
+
+enum { IX_INLINE = 1, IX_EXTERNAL = 2 };
+
+typedef struct IxFunc {
+	uint32_t name, file;    /* string table offsets; 0 is "" */
+	uint32_t line, flags;
+	uint64_t die, cu;       /* DIE offsets in .debug_info */
+	uint64_t pc;            /* entry, as the DWARF has it (no bias) */
+	uint64_t outer;         /* inlined: the out-of-line function's DIE */
+} IxFunc;
+
+/* A named type or a global variable. */
+typedef struct IxName {
+	uint32_t name, file;    /* file: the compilation unit's (globals) */
+	uint32_t flags, pad;
+	uint64_t die, cu;
+} IxName;
+
+typedef struct IxCu {
+	uint32_t name, pad;
+	uint64_t cu;
+} IxCu;
+
+#define IX_MAGIC "TAPCDWI\n"
+#define IX_VERSION 1
+
+typedef struct IxHeader {
+	char magic[8];
+	uint32_t version, header_size;
+	char build_id[80];      /* hex, NUL-padded */
+	uint64_t file_size;     /* of the index file itself */
+	uint64_t debug_size;    /* of the debug file it indexes */
+	uint64_t nfuncs, ntypes, nglobals, ncus, nstrs;
+	uint64_t off_funcs, off_types, off_globals, off_cus, off_strs;
+} IxHeader;
+
+typedef struct Index {
+	const IxFunc *funcs;
+	const IxName *types, *globals;
+	const IxCu *cus;
+	const char *strs;
+	size_t nfuncs, ntypes, nglobals, ncus, nstrs;
+} Index;
+
+static const char *ix_str(const Index *ix, uint32_t off)
+{
+	return off < ix->nstrs ? ix->strs + off : "";
+}
+
+/* ---------------------------------------------------------------------
+ * Opened modules
+ */
+
+typedef struct DwMod {
+	DiModule pub;           /* first: a DiModule * is a DwMod * */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	Dwarf *dw;
+	Dwarf_Addr bias;        /* libdwfl address minus DWARF address */
+	Elf *elf;
+	bool is_rel;            /* ET_REL (.ko): relocated by libdwfl */
+	Index ix;
+	bool ix_ready;
+	OffMap funcs;           /* DIE offset -> DwFunc * */
+	OffMap types;           /* DIE offset -> DiType * */
+} DwMod;
+
+/* A DiFunction with what dwarf.c needs to find it again. */
+typedef struct DwFunc {
+	DiFunction f;           /* first */
+	uint64_t die;           /* its DIE (subprogram or inlined_subroutine) */
+	uint64_t outer;         /* inlined: the out-of-line function's DIE */
+	bool params_done;
+} DwFunc;
+
+static Vec opened;              /* DwMod * */
+
+bool dwarf_owns(const DiFunction *f)
+{
+	for (int i = 0; i < opened.len; i++)
+		if ((const DiModule *)vec_get(&opened, i) == f->module)
+			return true;
+	return false;
+}
+
+static DwMod *dwmod(const DiModule *m)
+{
+	return (DwMod *)m;
+}
+
+/* ---------------------------------------------------------------------
+ * Small DWARF helpers
+ */
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &a));
+}
+
+static bool die_flag(Dwarf_Die *die, int name)
+{
+	Dwarf_Attribute a;
+	bool v = false;
+	if (!dwarf_attr_integrate(die, name, &a))
+		return false;
+	return dwarf_formflag(&a, &v) == 0 && v;
+}
+
+static bool die_type(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+	return dwarf_attr_integrate(die, DW_AT_type, &a) &&
+	       dwarf_formref_die(&a, out) != NULL;
+}
+
+/* The address a function or inlined instance begins at. */
+static bool die_entry(Dwarf_Die *die, Dwarf_Addr *pc)
+{
+	if (dwarf_entrypc(die, pc) == 0)
+		return true;
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = dwarf_ranges(die, 0, &base, &lo, &hi);
+	if (off > 0) {
+		*pc = lo;
+		return true;
+	}
+	return false;
+}
+
+/* The lowest and highest address of a DIE's ranges. */
+static bool die_span(Dwarf_Die *die, Dwarf_Addr *low, Dwarf_Addr *high)
+{
+	Dwarf_Addr base, lo, hi;
+	bool any = false;
+	ptrdiff_t off = 0;
+	*low = UINT64_MAX;
+	*high = 0;
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (lo < *low)
+			*low = lo;
+		if (hi > *high)
+			*high = hi;
+		any = true;
+	}
+	return any;
+}
+
+/* A file name as the kernel tree has it: without the compilation
+ * directory and without "./". */
+static const char *tree_path(const char *p, const char *comp_dir)
+{
+	if (!p)
+		return NULL;
+	size_t n = comp_dir ? strlen(comp_dir) : 0;
+	if (n && !strncmp(p, comp_dir, n) && p[n] == '/')
+		p += n + 1;
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	return p;
+}
+
+static const char *cu_comp_dir(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	return dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+}
+
+static const char *die_decl_file(Dwarf_Die *die, Dwarf_Die *cu)
+{
+	return tree_path(dwarf_decl_file(die), cu_comp_dir(cu));
+}
+
+bool di_file_matches(const char *glob, const char *path)
+{
+	if (!path)
+		return false;
+	if (fnmatch(glob, path, 0) == 0)
+		return true;
+	for (const char *s = path; (s = strchr(s, '/')); s++)
+		if (fnmatch(glob, s + 1, 0) == 0)
+			return true;
+	return false;
+}
+
+/* ---------------------------------------------------------------------
+ * Building the index
+ */
+
+typedef struct IxBuild {
+	IxFunc *funcs;
+	IxName *types, *globals;
+	IxCu *cus;
+	size_t nfuncs, ntypes, nglobals, ncus;
+	size_t cfuncs, ctypes, cglobals, ccus;
+	StrBuf strs;
+	uint32_t *slots;        /* string hash: offset + 1 */
+	size_t nslots, nstr;
+	unsigned char *type_seen; /* by string offset: a type of that name */
+	size_t type_seen_len;
+} IxBuild;
+
+#define GROW(b, arr, n, c) \
+	do { \
+		if ((b)->n == (b)->c) { \
+			(b)->c = (b)->c ? (b)->c * 2 : 1024; \
+			(b)->arr = xrealloc_heap((b)->arr, (b)->c * sizeof *(b)->arr); \
+		} \
+	} while (0)
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static uint32_t ix_intern(IxBuild *b, const char *s)
+{
+	if (!s || !*s)
+		return 0;
+	if ((b->nstr + 1) * 2 > b->nslots) {
+		size_t n = b->nslots ? b->nslots * 2 : 1 << 16;
+		uint32_t *slots = xrealloc_heap(NULL, n * sizeof *slots);
+		memset(slots, 0, n * sizeof *slots);
+		for (size_t i = 0; i < b->nslots; i++) {
+			if (!b->slots[i])
+				continue;
+			size_t j = str_hash(b->strs.data + b->slots[i] - 1) & (n - 1);
+			while (slots[j])
+				j = (j + 1) & (n - 1);
+			slots[j] = b->slots[i];
+		}
+		free(b->slots);
+		b->slots = slots;
+		b->nslots = n;
+	}
+	size_t j = str_hash(s) & (b->nslots - 1);
+	for (; b->slots[j]; j = (j + 1) & (b->nslots - 1))
+		if (!strcmp(b->strs.data + b->slots[j] - 1, s))
+			return b->slots[j] - 1;
+	if (b->strs.len == 0)
+		sb_putc(&b->strs, 0);    /* offset 0 is "" */
+	uint32_t off = (uint32_t)b->strs.len;
+	sb_putn(&b->strs, s, strlen(s) + 1);
+	b->slots[j] = off + 1;
+	b->nstr++;
+	return off;
+}
+
+static void add_func(IxBuild *b, Dwarf_Die *die, Dwarf_Die *cu,
+		     uint64_t outer, bool inlined)
+{
+	Dwarf_Addr pc;
+	const char *name = die_name(die);
+	if (!name || !die_entry(die, &pc))
+		return;
+	GROW(b, funcs, nfuncs, cfuncs);
+	IxFunc *f = &b->funcs[b->nfuncs++];
+	int line = 0;
+	dwarf_decl_line(die, &line);
+	*f = (IxFunc){
+		.name = ix_intern(b, name),
+		.file = ix_intern(b, die_decl_file(die, cu)),
+		.line = line > 0 ? (uint32_t)line : 0,
+		.flags = (inlined ? IX_INLINE : 0) |
+			 (die_flag(die, DW_AT_external) ? IX_EXTERNAL : 0),
+		.die = dwarf_dieoffset(die),
+		.cu = dwarf_dieoffset(cu),
+		.pc = pc,
+		.outer = outer,
+	};
+}
+
+static void add_type(IxBuild *b, Dwarf_Die *die, Dwarf_Die *cu, const char *prefix)
+{
+	const char *name = dwarf_diename(die);
+	if (!name || die_flag(die, DW_AT_declaration))
+		return;
+	char buf[512];
+	if (prefix) {
+		if ((size_t)snprintf(buf, sizeof buf, "%s %s", prefix, name) >= sizeof buf)
+			return;
+		name = buf;
+	}
+	uint32_t off = ix_intern(b, name);
+	if (off >= b->type_seen_len) {
+		size_t n = b->type_seen_len ? b->type_seen_len : 1 << 20;
+		while (n <= off)
+			n *= 2;
+		b->type_seen = xrealloc_heap(b->type_seen, n);
+		memset(b->type_seen + b->type_seen_len, 0, n - b->type_seen_len);
+		b->type_seen_len = n;
+	}
+	if (b->type_seen[off])
+		return;
+	b->type_seen[off] = 1;
+	GROW(b, types, ntypes, ctypes);
+	b->types[b->ntypes++] = (IxName){ .name = off, .die = dwarf_dieoffset(die),
+					  .cu = dwarf_dieoffset(cu) };
+}
+
+static void add_global(IxBuild *b, Dwarf_Die *die, Dwarf_Die *cu, uint32_t cu_name)
+{
+	if (!dwarf_hasattr(die, DW_AT_location) && !dwarf_hasattr(die, DW_AT_const_value))
+		return;
+	const char *name = die_name(die);
+	if (!name)
+		return;
+	GROW(b, globals, nglobals, cglobals);
+	b->globals[b->nglobals++] = (IxName){
+		.name = ix_intern(b, name), .file = cu_name,
+		.flags = die_flag(die, DW_AT_external) ? IX_EXTERNAL : 0,
+		.die = dwarf_dieoffset(die), .cu = dwarf_dieoffset(cu),
+	};
+}
+
+/* The functions and inlined instances under die (a function's body). */
+static void walk_body(IxBuild *b, Dwarf_Die *die, Dwarf_Die *cu, uint64_t outer)
+{
+	Dwarf_Die c;
+	if (dwarf_child(die, &c) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_inlined_subroutine:
+			add_func(b, &c, cu, outer, true);
+			walk_body(b, &c, cu, outer);
+			break;
+		case DW_TAG_lexical_block:
+			walk_body(b, &c, cu, outer);
+			break;
+		case DW_TAG_subprogram:     /* a nested function (GNU C) */
+			if (die_flag(&c, DW_AT_declaration))
+				break;
+			add_func(b, &c, cu, 0, false);
+			walk_body(b, &c, cu, dwarf_dieoffset(&c));
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static void walk_cu(IxBuild *b, Dwarf_Die *cu)
+{
+	const char *cname = tree_path(dwarf_diename(cu), cu_comp_dir(cu));
+	uint32_t cu_name = ix_intern(b, cname);
+	GROW(b, cus, ncus, ccus);
+	b->cus[b->ncus++] = (IxCu){ .name = cu_name, .cu = dwarf_dieoffset(cu) };
+	Dwarf_Die c;
+	if (dwarf_child(cu, &c) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_subprogram:
+			if (die_flag(&c, DW_AT_declaration))
+				break;
+			add_func(b, &c, cu, 0, false);
+			walk_body(b, &c, cu, dwarf_dieoffset(&c));
+			break;
+		case DW_TAG_structure_type:
+			add_type(b, &c, cu, "struct");
+			break;
+		case DW_TAG_union_type:
+			add_type(b, &c, cu, "union");
+			break;
+		case DW_TAG_enumeration_type:
+			add_type(b, &c, cu, "enum");
+			break;
+		case DW_TAG_typedef:
+		case DW_TAG_base_type:
+			add_type(b, &c, cu, NULL);
+			break;
+		case DW_TAG_variable:
+			add_global(b, &c, cu, cu_name);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static const char *sort_strs;
+
+static int cmp_func(const void *a, const void *b)
+{
+	const IxFunc *x = a, *y = b;
+	int c = strcmp(sort_strs + x->name, sort_strs + y->name);
+	if (c)
+		return c;
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
+	if ((x->flags & IX_INLINE) != (y->flags & IX_INLINE))
+		return (x->flags & IX_INLINE) ? 1 : -1;
+	return x->die < y->die ? -1 : x->die > y->die;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const IxName *x = a, *y = b;
+	int c = strcmp(sort_strs + x->name, sort_strs + y->name);
+	if (c)
+		return c;
+	if ((x->flags & IX_EXTERNAL) != (y->flags & IX_EXTERNAL))
+		return (x->flags & IX_EXTERNAL) ? -1 : 1;
+	return x->die < y->die ? -1 : x->die > y->die;
+}
+
+/* Walk every compilation unit.  For a vmlinux (not relocated), a fresh
+ * Dwarf is opened every 64 units and the file's pages dropped,
+ * so libdw's per-unit caches and the mapped file do not all stay in
+ * memory at once. */
+static bool ix_walk_all(DwMod *dm, IxBuild *b)
+{
+	Dwarf *dw = dm->is_rel ? dm->dw : dwarf_begin_elf(dm->elf, DWARF_C_READ, NULL);
+	if (!dw)
+		return false;
+	size_t raw_size = 0;
+	char *raw = dm->is_rel ? NULL : elf_rawfile(dm->elf, &raw_size);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int n = 0;
+	while (dwarf_next_unit(dw, off, &next, &hsize, NULL, NULL, NULL, NULL,
+			       NULL, NULL) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_offdie(dw, off + hsize, &cu) &&
+		    dwarf_tag(&cu) == DW_TAG_compile_unit)
+			walk_cu(b, &cu);
+		off = next;
+		if (!dm->is_rel && ++n % 64 == 0) {
+			dwarf_end(dw);
+			malloc_trim(0);
+			if (raw) {
+				uintptr_t a = (uintptr_t)raw & ~(uintptr_t)4095;
+				madvise((void *)a, raw_size + ((uintptr_t)raw - a),
+					MADV_DONTNEED);
+			}
+			dw = dwarf_begin_elf(dm->elf, DWARF_C_READ, NULL);
+			if (!dw)
+				return false;
+		}
+	}
+	if (!dm->is_rel)
+		dwarf_end(dw);
+	return true;
+}
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Lay the index out as the cache file has it; returns the image (heap). */
+static char *ix_image(IxBuild *b, const char *build_id, uint64_t debug_size,
+		      size_t *len)
+{
+	IxHeader h = { .version = IX_VERSION, .header_size = sizeof h };
+	memcpy(h.magic, IX_MAGIC, 8);
+	snprintf(h.build_id, sizeof h.build_id, "%s", build_id ? build_id : "");
+	h.debug_size = debug_size;
+	h.nfuncs = b->nfuncs;
+	h.ntypes = b->ntypes;
+	h.nglobals = b->nglobals;
+	h.ncus = b->ncus;
+	h.nstrs = b->strs.len;
+	size_t off = align8(sizeof h);
+	h.off_funcs = off;
+	off = align8(off + b->nfuncs * sizeof(IxFunc));
+	h.off_types = off;
+	off = align8(off + b->ntypes * sizeof(IxName));
+	h.off_globals = off;
+	off = align8(off + b->nglobals * sizeof(IxName));
+	h.off_cus = off;
+	off = align8(off + b->ncus * sizeof(IxCu));
+	h.off_strs = off;
+	off += b->strs.len;
+	h.file_size = off;
+	char *img = xrealloc_heap(NULL, off ? off : 1);
+	memset(img, 0, off);
+	memcpy(img, &h, sizeof h);
+	if (b->nfuncs)
+		memcpy(img + h.off_funcs, b->funcs, b->nfuncs * sizeof(IxFunc));
+	if (b->ntypes)
+		memcpy(img + h.off_types, b->types, b->ntypes * sizeof(IxName));
+	if (b->nglobals)
+		memcpy(img + h.off_globals, b->globals, b->nglobals * sizeof(IxName));
+	if (b->ncus)
+		memcpy(img + h.off_cus, b->cus, b->ncus * sizeof(IxCu));
+	if (b->strs.len)
+		memcpy(img + h.off_strs, b->strs.data, b->strs.len);
+	*len = off;
+	return img;
+}
+
+/* Point ix into an index image after checking every part of it.  False
+ * when anything disagrees: the image is then not used. */
+static bool ix_attach(Index *ix, const char *img, size_t len,
+		      const char *build_id, uint64_t debug_size)
+{
+	IxHeader h;
+	if (len < sizeof h)
+		return false;
+	memcpy(&h, img, sizeof h);
+	if (memcmp(h.magic, IX_MAGIC, 8) || h.version != IX_VERSION ||
+	    h.header_size != sizeof h || h.file_size != len ||
+	    h.debug_size != debug_size || h.build_id[sizeof h.build_id - 1] ||
+	    strcmp(h.build_id, build_id ? build_id : ""))
+		return false;
+	struct { uint64_t off, n, size; } parts[] = {
+		{ h.off_funcs, h.nfuncs, sizeof(IxFunc) },
+		{ h.off_types, h.ntypes, sizeof(IxName) },
+		{ h.off_globals, h.nglobals, sizeof(IxName) },
+		{ h.off_cus, h.ncus, sizeof(IxCu) },
+		{ h.off_strs, h.nstrs, 1 },
+	};
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+		if (parts[i].off % 8 || parts[i].off < sizeof h || parts[i].off > len ||
+		    parts[i].n > (len - parts[i].off) / parts[i].size)
+			return false;
+	}
+	if (h.nstrs && img[h.off_strs + h.nstrs - 1] != 0)
+		return false;
+	ix->funcs = (const IxFunc *)(img + h.off_funcs);
+	ix->types = (const IxName *)(img + h.off_types);
+	ix->globals = (const IxName *)(img + h.off_globals);
+	ix->cus = (const IxCu *)(img + h.off_cus);
+	ix->strs = img + h.off_strs;
+	ix->nfuncs = h.nfuncs;
+	ix->ntypes = h.ntypes;
+	ix->nglobals = h.nglobals;
+	ix->ncus = h.ncus;
+	ix->nstrs = h.nstrs;
+	return true;
+}
+
+static uint64_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* The cache file of an index, or NULL when it is not cached (no
+ * build-id, or no cache folder). */
+static const char *ix_cache_path(DwMod *dm)
+{
+	const char *dir;
+	if (!dm->pub.build_id || getenv("TAPC_NO_DEBUGINFO_CACHE") ||
+	    !(dir = cache_subdir("debuginfo")))
+		return NULL;
+	return xsprintf("%s/%s.idx", dir, dm->pub.build_id);
+}
+
+static bool ix_load_cached(DwMod *dm, const char *path, uint64_t debug_size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	void *img = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && st.st_size > 0)
+		img = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (img == MAP_FAILED)
+		return false;
+	if (ix_attach(&dm->ix, img, st.st_size, dm->pub.build_id, debug_size))
+		return true;
+	munmap(img, st.st_size);
+	verbose(1, _("debuginfo index %s does not match %s; building it again\n"),
+		path, dm->pub.debug_path);
+	return false;
+}
+
+static void ix_build(DwMod *dm, const char *cache_path, uint64_t debug_size)
+{
+	IxBuild b = { 0 };
+	verbose(1, _("indexing the DWARF of %s\n"), dm->pub.debug_path);
+	ix_walk_all(dm, &b);
+	sort_strs = b.strs.data ? b.strs.data : "";
+	qsort(b.funcs, b.nfuncs, sizeof *b.funcs, cmp_func);
+	qsort(b.types, b.ntypes, sizeof *b.types, cmp_name);
+	qsort(b.globals, b.nglobals, sizeof *b.globals, cmp_name);
+	size_t len;
+	char *img = ix_image(&b, dm->pub.build_id, debug_size, &len);
+	free(b.funcs);
+	free(b.types);
+	free(b.globals);
+	free(b.cus);
+	free(b.slots);
+	free(b.type_seen);
+	sb_free(&b.strs);
+	if (cache_path && !write_file_atomic(cache_path, img, len))
+		verbose(1, _("cannot write the debuginfo index %s: %s\n"),
+			cache_path, strerror(errno));
+	if (!ix_attach(&dm->ix, img, len, dm->pub.build_id, debug_size))
+		BUG("a fresh debuginfo index does not check");
+}
+
+static const Index *dm_index(DwMod *dm)
+{
+	if (dm->ix_ready)
+		return &dm->ix;
+	dm->ix_ready = true;
+	uint64_t size = file_size(dm->pub.debug_path);
+	const char *path = ix_cache_path(dm);
+	if (!path || !ix_load_cached(dm, path, size))
+		ix_build(dm, path, size);
+	return &dm->ix;
+}
+
+/* ---------------------------------------------------------------------
+ * Opening a module
+ */
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+const DiModule *dwarf_open(const char *module, const char *path,
+			   const char **why)
+{
+	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+	if (!dwfl) {
+		*why = xsprintf(_("%s: %s"), path, dwfl_errmsg(-1));
+		return NULL;
+	}
+	Dwfl_Module *mod = dwfl_report_offline(dwfl, module ? module : "kernel",
+					       path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	Dwarf_Addr bias = 0;
+	Dwarf *dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
+	if (!dw) {
+		*why = xsprintf(_("%s: no DWARF (%s)"), path, dwfl_errmsg(-1));
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	DwMod *dm = NEW(DwMod);
+	dm->dwfl = dwfl;
+	dm->mod = mod;
+	dm->dw = dw;
+	dm->bias = bias;
+	Dwarf_Addr ebias;
+	dm->elf = dwfl_module_getelf(mod, &ebias);
+	GElf_Ehdr eh;
+	dm->is_rel = dm->elf && gelf_getehdr(dm->elf, &eh) && eh.e_type == ET_REL;
+	DiModule *m = &dm->pub;
+	m->kind = module ? DI_KMODULE : DI_KERNEL;
+	m->name = intern(module ? module : "kernel");
+	m->path = path;
+	m->debug_path = path;
+	const unsigned char *bits;
+	GElf_Addr va;
+	int n = dwfl_module_build_id(mod, &bits, &va);
+	if (n > 0) {
+		StrBuf sb = { 0 };
+		for (int i = 0; i < n; i++)
+			sb_printf(&sb, "%02x", bits[i]);
+		m->build_id = intern(sb_cstr(&sb));
+		sb_free(&sb);
+	}
+	Dwarf_Addr lo, hi;
+	dwfl_module_info(mod, NULL, &lo, &hi, NULL, NULL, NULL, NULL);
+	m->low = lo;
+	m->high = hi;
+	m->bias = 0;
+	vec_push(&opened, dm);
+	return m;
+}
+
+static DwMod *find_mod(const DiModule *m)
+{
+	for (int i = 0; i < opened.len; i++)
+		if (&((DwMod *)vec_get(&opened, i))->pub == m)
+			return vec_get(&opened, i);
+	return NULL;
+}
+
+void dwarf_close(const DiModule *m)
+{
+	for (int i = 0; i < opened.len; i++) {
+		DwMod *dm = vec_get(&opened, i);
+		if (&dm->pub != m)
+			continue;
+		dwfl_end(dm->dwfl);
+		dm->dwfl = NULL;
+		opened.data[i] = vec_last(&opened);
+		opened.len--;
+		return;
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Types
+ */
+
+static DiType void_type = { .kind = DI_TYPE_VOID, .name = "void" };
+
+static const DiType *conv_type(DwMod *dm, Dwarf_Die *die);
+
+static const DiType *conv_ref(DwMod *dm, Dwarf_Die *die)
+{
+	Dwarf_Die t;
+	return die_type(die, &t) ? conv_type(dm, &t) : NULL;
+}
+
+static int64_t subrange_count(Dwarf_Die *sub)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	Dwarf_Sword s;
+	if (dwarf_attr(sub, DW_AT_count, &a) && dwarf_formudata(&a, &w) == 0)
+		return (int64_t)w;
+	if (dwarf_attr(sub, DW_AT_upper_bound, &a)) {
+		if (a.form == DW_FORM_sdata && dwarf_formsdata(&a, &s) == 0)
+			return s + 1;
+		if (dwarf_formudata(&a, &w) == 0)
+			return (int64_t)w + 1;
+	}
+	return -1;
+}
+
+static void conv_members(DwMod *dm, Dwarf_Die *die, DiType *t)
+{
+	Dwarf_Die c;
+	if (dwarf_child(die, &c) != 0)
+		return;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_member)
+			continue;
+		DiMember *mb = NEW(DiMember);
+		const char *name = dwarf_diename(&c);
+		mb->name = name ? intern(name) : NULL;
+		mb->type = conv_ref(dm, &c);
+		Dwarf_Attribute a;
+		Dwarf_Word w = 0;
+		uint64_t bits = 0;
+		if (dwarf_attr(&c, DW_AT_data_member_location, &a) &&
+		    dwarf_formudata(&a, &w) == 0)
+			bits = w * 8;
+		if (dwarf_attr(&c, DW_AT_bit_size, &a) && dwarf_formudata(&a, &w) == 0)
+			mb->bit_size = (int)w;
+		if (dwarf_attr(&c, DW_AT_data_bit_offset, &a) &&
+		    dwarf_formudata(&a, &w) == 0) {
+			bits = w;
+		} else if (mb->bit_size && dwarf_attr(&c, DW_AT_bit_offset, &a) &&
+			   dwarf_formudata(&a, &w) == 0) {
+			/* DWARF 2-3: counted from the storage unit's high bit */
+			int bytes = dwarf_bytesize(&c);
+			if (bytes <= 0 && mb->type)
+				bytes = (int)di_type_strip(mb->type)->size;
+			bits += (uint64_t)bytes * 8 - w - mb->bit_size;
+		}
+		mb->bit_offset = bits;
+		vec_push(&t->members, mb);
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+static void conv_enum(Dwarf_Die *die, DiType *t)
+{
+	Dwarf_Die c;
+	bool negative = false;
+	if (dwarf_child(die, &c) == 0) {
+		do {
+			if (dwarf_tag(&c) != DW_TAG_enumerator)
+				continue;
+			DiEnumerator *e = NEW(DiEnumerator);
+			e->name = intern(dwarf_diename(&c) ? dwarf_diename(&c) : "");
+			Dwarf_Attribute a;
+			Dwarf_Sword s = 0;
+			Dwarf_Word w = 0;
+			if (dwarf_attr(&c, DW_AT_const_value, &a)) {
+				if (a.form == DW_FORM_sdata || a.form == DW_FORM_implicit_const) {
+					dwarf_formsdata(&a, &s);
+					e->value = s;
+				} else {
+					dwarf_formudata(&a, &w);
+					e->value = (int64_t)w;
+				}
+			}
+			if (e->value < 0)
+				negative = true;
+			vec_push(&t->enumerators, e);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	t->is_signed = negative;
+	Dwarf_Die base;
+	if (die_type(die, &base)) {
+		Dwarf_Attribute a;
+		Dwarf_Word enc = 0;
+		if (dwarf_attr(&base, DW_AT_encoding, &a) && dwarf_formudata(&a, &enc) == 0)
+			t->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+	}
+}
+
+static const DiType *conv_array(DwMod *dm, Dwarf_Die *die, DiType *t)
+{
+	/* int a[2][3]: an array of 2 arrays of 3 ints */
+	const DiType *elem = conv_ref(dm, die);
+	Vec counts = { 0 };
+	Dwarf_Die c;
+	if (dwarf_child(die, &c) == 0) {
+		do {
+			if (dwarf_tag(&c) == DW_TAG_subrange_type) {
+				int64_t *n = NEW(int64_t);
+				*n = subrange_count(&c);
+				vec_push(&counts, n);
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	if (counts.len == 0) {
+		int64_t *n = NEW(int64_t);
+		*n = -1;
+		vec_push(&counts, n);
+	}
+	for (int i = counts.len - 1; i >= 0; i--) {
+		DiType *a = i == 0 ? t : NEW(DiType);
+		a->kind = DI_TYPE_ARRAY;
+		a->target = elem;
+		a->count = *(int64_t *)vec_get(&counts, i);
+		uint64_t esize = elem ? di_type_strip(elem)->size : 0;
+		a->size = a->count > 0 ? (uint64_t)a->count * esize : 0;
+		elem = a;
+	}
+	return t;
+}
+
+static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
+{
+	uint64_t off = dwarf_dieoffset(die);
+	DiType *t = offmap_get(&dm->types, off);
+	if (t)
+		return t;
+	t = NEW(DiType);
+	offmap_put(&dm->types, off, t);
+	const char *name = dwarf_diename(die);
+	t->name = name ? intern(name) : NULL;
+	int size = dwarf_bytesize(die);
+	t->size = size > 0 ? (uint64_t)size : 0;
+	t->count = -1;
+	int line = 0;
+	if (dwarf_decl_line(die, &line) == 0) {
+		Dwarf_Die cu;
+		if (dwarf_diecu(die, &cu, NULL, NULL))
+			t->decl.file = intern(die_decl_file(die, &cu) ? die_decl_file(die, &cu) : "");
+		t->decl.line = line;
+	}
+	Dwarf_Attribute a;
+	Dwarf_Word enc = 0;
+	switch (dwarf_tag(die)) {
+	case DW_TAG_base_type:
+		dwarf_formudata(dwarf_attr(die, DW_AT_encoding, &a), &enc);
+		t->kind = enc == DW_ATE_float || enc == DW_ATE_complex_float
+			? DI_TYPE_FLOAT : DI_TYPE_INT;
+		t->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+		break;
+	case DW_TAG_unspecified_type:
+		t->kind = DI_TYPE_VOID;
+		break;
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+		t->kind = DI_TYPE_POINTER;
+		t->target = conv_ref(dm, die);
+		if (!t->target)
+			t->target = &void_type;
+		if (!t->size)
+			t->size = 8;
+		break;
+	case DW_TAG_typedef:
+		t->kind = DI_TYPE_TYPEDEF;
+		t->target = conv_ref(dm, die);
+		if (!t->target)
+			t->target = &void_type;
+		t->size = di_type_strip(t->target)->size;
+		break;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+	case DW_TAG_restrict_type:
+	case DW_TAG_atomic_type: {
+		int tag = dwarf_tag(die);
+		t->kind = tag == DW_TAG_const_type ? DI_TYPE_CONST
+			: tag == DW_TAG_restrict_type ? DI_TYPE_RESTRICT
+			: DI_TYPE_VOLATILE;
+		t->target = conv_ref(dm, die);
+		if (!t->target)
+			t->target = &void_type;
+		t->size = di_type_strip(t->target)->size;
+		break;
+	}
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_class_type:
+		t->kind = dwarf_tag(die) == DW_TAG_union_type ? DI_TYPE_UNION : DI_TYPE_STRUCT;
+		if (die_flag(die, DW_AT_declaration))
+			t->kind = DI_TYPE_FWD;
+		else
+			conv_members(dm, die, t);
+		break;
+	case DW_TAG_enumeration_type:
+		t->kind = DI_TYPE_ENUM;
+		conv_enum(die, t);
+		break;
+	case DW_TAG_array_type:
+		conv_array(dm, die, t);
+		break;
+	case DW_TAG_subroutine_type: {
+		t->kind = DI_TYPE_FUNC;
+		t->target = conv_ref(dm, die);
+		Dwarf_Die c;
+		if (dwarf_child(die, &c) == 0) {
+			do {
+				if (dwarf_tag(&c) == DW_TAG_formal_parameter) {
+					const DiType *p = conv_ref(dm, &c);
+					vec_push(&t->members, (void *)(p ? p : &void_type));
+				}
+			} while (dwarf_siblingof(&c, &c) == 0);
+		}
+		break;
+	}
+	default:
+		t->kind = DI_TYPE_VOID;
+		break;
+	}
+	return t;
+}
+
+/* ---------------------------------------------------------------------
+ * Locations
+ */
+
+typedef struct OpList {
+	DiOp *ops;
+	size_t len, cap;
+} OpList;
+
+static void op_push(OpList *l, uint8_t op, uint64_t n1, uint64_t n2)
+{
+	if (l->len == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+		DiOp *n = xalloc(cap * sizeof *n);
+		if (l->len)
+			memcpy(n, l->ops, l->len * sizeof *n);
+		l->ops = n;
+		l->cap = cap;
+	}
+	l->ops[l->len++] = (DiOp){ .op = op, .n1 = n1, .n2 = n2 };
+}
+
+static void ops_append(DwMod *dm, OpList *l, Dwarf_Attribute *attr,
+		       const Dwarf_Op *ops, size_t n, const OpList *frame_base);
+
+/* The operations of a DW_OP_entry_value's operand. */
+static void entry_value_ops(DwMod *dm, OpList *l, Dwarf_Attribute *attr,
+			    const Dwarf_Op *op)
+{
+	Dwarf_Attribute sub;
+	Dwarf_Op *ops;
+	size_t n;
+	size_t at = l->len;
+	op_push(l, op->atom, 0, 0);
+	if (dwarf_getlocation_attr(attr, op, &sub) == 0 &&
+	    dwarf_getlocation(&sub, &ops, &n) == 0) {
+		ops_append(dm, l, &sub, ops, n, NULL);
+		l->ops[at].n1 = l->len - at - 1;
+	}
+}
+
+static void ops_append(DwMod *dm, OpList *l, Dwarf_Attribute *attr,
+		       const Dwarf_Op *ops, size_t n, const OpList *frame_base)
+{
+	for (size_t i = 0; i < n; i++) {
+		const Dwarf_Op *op = &ops[i];
+		switch (op->atom) {
+		case DW_OP_entry_value:
+		case DW_OP_GNU_entry_value:
+			entry_value_ops(dm, l, attr, op);
+			break;
+		case DW_OP_addr:
+			op_push(l, op->atom, op->number + dm->bias, 0);
+			break;
+		case DW_OP_fbreg:
+			if (frame_base && frame_base->len) {
+				for (size_t j = 0; j < frame_base->len; j++)
+					op_push(l, frame_base->ops[j].op,
+						frame_base->ops[j].n1, frame_base->ops[j].n2);
+				op_push(l, DW_OP_consts, op->number, 0);
+				op_push(l, DW_OP_plus, 0, 0);
+			} else {
+				op_push(l, op->atom, op->number, op->number2);
+			}
+			break;
+		default:
+			op_push(l, op->atom, op->number, op->number2);
+			break;
+		}
+	}
+}
+
+static bool is_reg_op(uint8_t op, const Dwarf_Op *o, int *reg)
+{
+	if (op >= DW_OP_reg0 && op <= DW_OP_reg31) {
+		*reg = op - DW_OP_reg0;
+		return true;
+	}
+	if (op == DW_OP_regx) {
+		*reg = (int)o->number;
+		return true;
+	}
+	return false;
+}
+
+static bool is_breg_op(uint8_t op, const Dwarf_Op *o, int *reg, int64_t *off)
+{
+	if (op >= DW_OP_breg0 && op <= DW_OP_breg31) {
+		*reg = op - DW_OP_breg0;
+		*off = (int64_t)o->number;
+		return true;
+	}
+	if (op == DW_OP_bregx) {
+		*reg = (int)o->number;
+		*off = (int64_t)o->number2;
+		return true;
+	}
+	return false;
+}
+
+static bool cfa_at(DwMod *dm, uint64_t pc, DiLocation *out)
+{
+	Dwarf_Addr cbias = 0;
+	Dwarf_CFI *cfi = dwfl_module_dwarf_cfi(dm->mod, &cbias);
+	Dwarf_Frame *frame = NULL;
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - cbias, &frame) != 0) {
+		cfi = dwfl_module_eh_cfi(dm->mod, &cbias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - cbias, &frame) != 0)
+			return false;
+	}
+	Dwarf_Op *ops;
+	size_t n;
+	bool ok = false;
+	int reg;
+	int64_t off;
+	if (dwarf_frame_cfa(frame, &ops, &n) == 0 && n == 1 &&
+	    is_breg_op(ops[0].atom, &ops[0], &reg, &off)) {
+		*out = (DiLocation){ .kind = DI_LOC_REG, .reg = reg, .offset = off };
+		ok = true;
+	}
+	free(frame);
+	return ok;
+}
+
+bool dwarf_cfa_at(const DiModule *m, uint64_t pc, DiLocation *out)
+{
+	DwMod *dm = find_mod(m);
+	return dm && cfa_at(dm, pc, out);
+}
+
+/* The frame base of the out-of-line function fdie at pc, as operations
+ * (a register plus an offset when the CFA is known there). */
+static void frame_base_ops(DwMod *dm, Dwarf_Die *fdie, uint64_t pc, OpList *fb)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+	if (!dwarf_attr(fdie, DW_AT_frame_base, &a) ||
+	    dwarf_getlocation_addr(&a, pc - dm->bias, &ops, &n, 1) != 1)
+		return;
+	if (n == 1 && ops[0].atom == DW_OP_call_frame_cfa) {
+		DiLocation cfa;
+		if (cfa_at(dm, pc, &cfa)) {
+			op_push(fb, DW_OP_bregx, (uint64_t)cfa.reg, (uint64_t)cfa.offset);
+			return;
+		}
+	}
+	ops_append(dm, fb, &a, ops, n, NULL);
+}
+
+static DiLocation conv_location(DwMod *dm, Dwarf_Die *var, Dwarf_Die *fdie,
+				uint64_t pc)
+{
+	DiLocation loc = { .kind = DI_LOC_NONE };
+	Dwarf_Attribute a;
+	if (!dwarf_attr(var, DW_AT_location, &a)) {
+		Dwarf_Sword s;
+		Dwarf_Word w;
+		if (dwarf_attr_integrate(var, DW_AT_const_value, &a)) {
+			if (a.form == DW_FORM_sdata && dwarf_formsdata(&a, &s) == 0) {
+				loc.kind = DI_LOC_CONST;
+				loc.value = s;
+			} else if (dwarf_formudata(&a, &w) == 0) {
+				loc.kind = DI_LOC_CONST;
+				loc.value = (int64_t)w;
+			}
+		}
+		return loc;
+	}
+	Dwarf_Op *ops;
+	size_t n;
+	if (dwarf_getlocation_addr(&a, pc - dm->bias, &ops, &n, 1) != 1 || n == 0)
+		return loc;
+	int reg;
+	int64_t off;
+	if (n == 1 && is_reg_op(ops[0].atom, &ops[0], &reg)) {
+		loc.kind = DI_LOC_REG;
+		loc.reg = reg;
+		return loc;
+	}
+	if (n == 1 && is_breg_op(ops[0].atom, &ops[0], &reg, &off)) {
+		loc.kind = DI_LOC_MEM_REG;
+		loc.reg = reg;
+		loc.offset = off;
+		return loc;
+	}
+	if (n == 1 && ops[0].atom == DW_OP_addr) {
+		loc.kind = DI_LOC_ADDR;
+		loc.addr = ops[0].number + dm->bias;
+		return loc;
+	}
+	if (n == 2 && ops[1].atom == DW_OP_stack_value) {
+		uint8_t op = ops[0].atom;
+		if (op >= DW_OP_lit0 && op <= DW_OP_lit31) {
+			loc.kind = DI_LOC_CONST;
+			loc.value = op - DW_OP_lit0;
+			return loc;
+		}
+		if (op == DW_OP_consts || op == DW_OP_const1s || op == DW_OP_const2s ||
+		    op == DW_OP_const4s || op == DW_OP_const8s ||
+		    op == DW_OP_constu || op == DW_OP_const1u || op == DW_OP_const2u ||
+		    op == DW_OP_const4u || op == DW_OP_const8u) {
+			loc.kind = DI_LOC_CONST;
+			loc.value = (int64_t)ops[0].number;
+			return loc;
+		}
+	}
+	if (n == 1 && ops[0].atom == DW_OP_implicit_value && ops[0].number <= 8) {
+		Dwarf_Block blk;
+		if (dwarf_getlocation_implicit_value(&a, &ops[0], &blk) == 0) {
+			uint64_t v = 0;
+			for (size_t i = blk.length; i > 0; i--)
+				v = v << 8 | blk.data[i - 1];
+			loc.kind = DI_LOC_CONST;
+			loc.value = (int64_t)v;
+			return loc;
+		}
+	}
+	OpList fb = { 0 };
+	if (n == 1 && ops[0].atom == DW_OP_fbreg && fdie) {
+		frame_base_ops(dm, fdie, pc, &fb);
+		if (fb.len == 1 && is_breg_op(fb.ops[0].op,
+					      &(Dwarf_Op){ .atom = fb.ops[0].op,
+							   .number = fb.ops[0].n1,
+							   .number2 = fb.ops[0].n2 },
+					      &reg, &off)) {
+			loc.kind = DI_LOC_MEM_REG;
+			loc.reg = reg;
+			loc.offset = off + (int64_t)ops[0].number;
+			return loc;
+		}
+	} else if (fdie) {
+		for (size_t i = 0; i < n; i++)
+			if (ops[i].atom == DW_OP_fbreg) {
+				frame_base_ops(dm, fdie, pc, &fb);
+				break;
+			}
+	}
+	OpList l = { 0 };
+	ops_append(dm, &l, &a, ops, n, &fb);
+	loc.kind = DI_LOC_EXPR;
+	loc.expr = l.ops;
+	loc.expr_len = l.len;
+	return loc;
+}
+
+/* ---------------------------------------------------------------------
+ * Functions
+ */
+
+static bool offdie(DwMod *dm, uint64_t off, Dwarf_Die *die)
+{
+	return off && dwarf_offdie(dm->dw, off, die) != NULL;
+}
+
+static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
+			    Dwarf_Die *fdie, uint64_t pc, bool is_param)
+{
+	DiVariable *var = NEW(DiVariable);
+	const char *name = die_name(v);
+	var->name = name ? intern(name) : NULL;
+	var->type = conv_ref(dm, v);
+	var->is_param = is_param;
+	int line = 0;
+	if (dwarf_decl_line(v, &line) == 0) {
+		const char *f = die_decl_file(v, cu);
+		var->decl.file = f ? intern(f) : NULL;
+		var->decl.line = line;
+	}
+	var->loc = conv_location(dm, v, fdie, pc);
+	return var;
+}
+
+/* The parameters of a function or inlined instance, as its DIE lists
+ * them (stap's order); a concrete instance (DW_AT_abstract_origin) that
+ * leaves out some of the declaration's, optimised away, gets them after
+ * its own, as DI_LOC_NONE. */
+static Vec params_of(DwMod *dm, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Die *fbase,
+		     uint64_t pc)
+{
+	Vec out = { 0 };
+	OffMap seen = { 0 };
+	Dwarf_Die c, origin, o;
+	Dwarf_Attribute a;
+	if (dwarf_child(die, &c) == 0) {
+		do {
+			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+				continue;
+			vec_push(&out, conv_var(dm, &c, cu, fbase, pc, true));
+			if (dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
+			    dwarf_formref_die(&a, &o))
+				offmap_put(&seen, dwarf_dieoffset(&o), &out);
+		} while (dwarf_siblingof(&c, &c) == 0);
+	}
+	if (!dwarf_attr(die, DW_AT_abstract_origin, &a) ||
+	    !dwarf_formref_die(&a, &origin) || dwarf_child(&origin, &c) != 0)
+		return out;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_formal_parameter &&
+		    !offmap_get(&seen, dwarf_dieoffset(&c)))
+			vec_push(&out, conv_var(dm, &c, cu, NULL, pc, true));
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return out;
+}
+
+/* The DiFunction of the DIE at off (a subprogram, or with outer an
+ * inlined instance in the subprogram at outer), made once. */
+static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer)
+{
+	DwFunc *df = offmap_get(&dm->funcs, off);
+	if (df)
+		return &df->f;
+	Dwarf_Die die, cu;
+	if (!offdie(dm, off, &die) || !dwarf_diecu(&die, &cu, NULL, NULL))
+		return NULL;
+	df = NEW(DwFunc);
+	df->die = off;
+	df->outer = outer;
+	DiFunction *f = &df->f;
+	const char *name = die_name(&die);
+	f->name = intern(name ? name : "");
+	f->module = &dm->pub;
+	f->inlined = dwarf_tag(&die) == DW_TAG_inlined_subroutine;
+	Dwarf_Addr pc = 0, lo = 0, hi = 0;
+	die_entry(&die, &pc);
+	if (!die_span(&die, &lo, &hi))
+		lo = hi = pc;
+	f->entry_pc = pc + dm->bias;
+	f->low_pc = lo + dm->bias;
+	f->high_pc = hi + dm->bias;
+	const char *file = die_decl_file(&die, &cu);
+	f->decl.file = file ? intern(file) : NULL;
+	dwarf_decl_line(&die, &f->decl.line);
+	f->external = die_flag(&die, DW_AT_external);
+	f->ret = conv_ref(dm, &die);
+	if (f->ret && f->ret->kind == DI_TYPE_VOID)
+		f->ret = NULL;
+	Dwarf_Die fdie;
+	Dwarf_Die *fbase = f->inlined ? (offdie(dm, outer, &fdie) ? &fdie : NULL) : &die;
+	f->params = params_of(dm, &die, &cu, fbase, f->entry_pc);
+	offmap_put(&dm->funcs, off, df);
+	return f;
+}
+
+/* The first index record whose name is not below prefix. */
+static size_t ix_lower(const Index *ix, const char *prefix, size_t plen)
+{
+	size_t lo = 0, hi = ix->nfuncs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strncmp(ix_str(ix, ix->funcs[mid].name), prefix, plen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static size_t literal_prefix(const char *glob)
+{
+	return strcspn(glob, "*?[\\");
+}
+
+Vec dwarf_functions(const DiModule *m, const char *func_glob,
+		    const char *file_glob, bool want_inline)
+{
+	Vec out = { 0 };
+	DwMod *dm = find_mod(m);
+	if (!dm)
+		return out;
+	const Index *ix = dm_index(dm);
+	size_t plen = literal_prefix(func_glob);
+	bool exact = func_glob[plen] == 0;
+	const IxFunc *prev = NULL;
+	for (size_t i = ix_lower(ix, func_glob, plen); i < ix->nfuncs; i++) {
+		const IxFunc *r = &ix->funcs[i];
+		const char *name = ix_str(ix, r->name);
+		if (strncmp(name, func_glob, plen) != 0)
+			break;
+		if (exact ? strcmp(name, func_glob) != 0 : fnmatch(func_glob, name, 0) != 0)
+			continue;
+		if ((r->flags & IX_INLINE) && !want_inline)
+			continue;
+		if (file_glob && !di_file_matches(file_glob, ix_str(ix, r->file)))
+			continue;
+		if (prev && prev->name == r->name && prev->pc == r->pc)
+			continue;
+		DiFunction *f = make_func(dm, r->die, r->outer);
+		if (!f)
+			continue;
+		prev = r;
+		vec_push(&out, f);
+	}
+	return out;
+}
+
+/* The line table of the compilation unit of die. */
+static bool cu_lines(Dwarf_Die *die, Dwarf_Lines **lines, size_t *n)
+{
+	Dwarf_Die cu;
+	return dwarf_diecu(die, &cu, NULL, NULL) &&
+	       dwarf_getsrclines(&cu, lines, n) == 0;
+}
+
+/* Whether die's compilation unit was compiled with optimisation, so its
+ * variables have locations valid at every pc (location lists): a probe
+ * then goes on the function's entry, as stap's "auto" prologue searching
+ * decides; code built without it gets its probe after the prologue. */
+static bool cu_optimized(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	const char *prod;
+	if (!dwarf_diecu(die, &cu, NULL, NULL) ||
+	    !(prod = dwarf_formstring(dwarf_attr(&cu, DW_AT_producer, &a))))
+		return false;
+	bool opt = false;
+	for (const char *s = prod; (s = strstr(s, " -O")); s += 3)
+		opt = s[3] != '0';      /* the last -O wins */
+	return opt;
+}
+
+/* The probe address: the entry of optimised code and of an inlined
+ * instance; else (or with -P) the address of the first line after the
+ * entry's (or the line table's prologue_end mark). */
+uint64_t dwarf_probe_pc(const DiFunction *f)
+{
+	const DwFunc *df = (const DwFunc *)f;
+	DwMod *dm = dwmod(f->module);
+	if (f->inlined)
+		return f->entry_pc;
+	Dwarf_Die die;
+	Dwarf_Lines *lines;
+	size_t n;
+	if (!offdie(dm, df->die, &die))
+		return f->entry_pc;
+	if (!sess.prologue_searching && cu_optimized(&die))
+		return f->entry_pc;
+	if (!cu_lines(&die, &lines, &n))
+		return f->entry_pc;
+	Dwarf_Addr entry = f->entry_pc - dm->bias, hi = f->high_pc - dm->bias;
+	/* lines are sorted by address */
+	size_t lo = 0, up = n;
+	while (lo < up) {
+		size_t mid = lo + (up - lo) / 2;
+		Dwarf_Addr a = 0;
+		dwarf_lineaddr(dwarf_onesrcline(lines, mid), &a);
+		if (a < entry)
+			lo = mid + 1;
+		else
+			up = mid;
+	}
+	int first_line = -1;
+	for (size_t i = lo; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a = 0;
+		int line = 0;
+		bool stmt = false, pe = false, end = false;
+		dwarf_lineaddr(l, &a);
+		if (a >= hi)
+			break;
+		dwarf_lineno(l, &line);
+		dwarf_linebeginstatement(l, &stmt);
+		dwarf_lineprologueend(l, &pe);
+		dwarf_lineendsequence(l, &end);
+		if (end)
+			break;
+		if (a == entry && first_line < 0) {
+			first_line = line;
+			continue;
+		}
+		if (first_line < 0)
+			break;          /* no line at the entry itself */
+		if (pe || (stmt && line != first_line))
+			return a + dm->bias;
+	}
+	return f->entry_pc;
+}
+
+Vec dwarf_variables_at(const DiFunction *f, uint64_t pc)
+{
+	Vec out = { 0 };
+	const DwFunc *df = (const DwFunc *)f;
+	DwMod *dm = dwmod(f->module);
+	Dwarf_Die die, cu, outer;
+	if (!offdie(dm, df->die, &die) || !dwarf_diecu(&die, &cu, NULL, NULL))
+		return out;
+	Dwarf_Die *fbase = f->inlined ? (offdie(dm, df->outer, &outer) ? &outer : NULL) : &die;
+	Dwarf_Die c;
+	out = params_of(dm, &die, &cu, fbase, pc);
+	/* locals: the function's own, then each block that holds pc */
+	Dwarf_Die scope = die;
+	for (;;) {
+		Dwarf_Die next;
+		bool deeper = false;
+		if (dwarf_child(&scope, &c) != 0)
+			break;
+		do {
+			int tag = dwarf_tag(&c);
+			if (tag == DW_TAG_variable)
+				vec_push(&out, conv_var(dm, &c, &cu, fbase, pc, false));
+			else if (tag == DW_TAG_lexical_block && !deeper &&
+				 dwarf_haspc(&c, pc - dm->bias) == 1) {
+				next = c;
+				deeper = true;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!deeper)
+			break;
+		scope = next;
+	}
+	return out;
+}
+
+/* ---------------------------------------------------------------------
+ * Lines
+ */
+
+static DiFunction *func_at(DwMod *dm, Dwarf_Die *cu, Dwarf_Addr a)
+{
+	Dwarf_Die c;
+	if (dwarf_child(cu, &c) != 0)
+		return NULL;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_subprogram && dwarf_haspc(&c, a) == 1)
+			return make_func(dm, dwarf_dieoffset(&c), 0);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return NULL;
+}
+
+typedef struct LineHit {
+	int line;
+	Dwarf_Addr addr;
+} LineHit;
+
+static int cmp_hit(const void *a, const void *b)
+{
+	const LineHit *x = *(LineHit *const *)a, *y = *(LineHit *const *)b;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The lowest address of each line of file (by name match) in the CU,
+ * optionally only within [lo_pc, hi_pc).  Sorted by line. */
+static Vec cu_line_hits(DwMod *dm, Dwarf_Die *cu, const char *file_glob,
+			const char *exact_file, Dwarf_Addr lo_pc, Dwarf_Addr hi_pc)
+{
+	Vec hits = { 0 };
+	Dwarf_Lines *lines;
+	size_t n;
+	if (dwarf_getsrclines(cu, &lines, &n) != 0)
+		return hits;
+	const char *comp = cu_comp_dir(cu);
+	const char *last_src = NULL;
+	bool last_ok = false;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr a = 0;
+		int line = 0;
+		bool stmt = false, end = false;
+		dwarf_lineaddr(l, &a);
+		dwarf_linebeginstatement(l, &stmt);
+		dwarf_lineendsequence(l, &end);
+		if (end || !stmt || a < lo_pc || a >= hi_pc)
+			continue;
+		dwarf_lineno(l, &line);
+		if (line <= 0)
+			continue;
+		const char *src = dwarf_linesrc(l, NULL, NULL);
+		if (src != last_src) {
+			const char *p = tree_path(src, comp);
+			last_src = src;
+			last_ok = p && (exact_file ? !strcmp(p, exact_file)
+					: di_file_matches(file_glob, p));
+		}
+		if (!last_ok)
+			continue;
+		LineHit *h = NEW(LineHit);
+		h->line = line;
+		h->addr = a;
+		vec_push(&hits, h);
+	}
+	vec_sort(&hits, cmp_hit);
+	(void)dm;
+	return hits;
+}
+
+static void push_lines(DwMod *dm, Dwarf_Die *cu, Vec *hits, const char *file,
+		       int lo, int hi, bool nearest, const DiFunction *only,
+		       Vec *out)
+{
+	int last = -1;
+	for (int i = 0; i < hits->len; i++) {
+		LineHit *h = vec_get(hits, i);
+		if (h->line == last)
+			continue;       /* the lowest address of each line */
+		last = h->line;
+		bool in = h->line >= lo && h->line <= hi;
+		if (!in && nearest && h->line > hi) {
+			/* lines of [lo, hi] without code: the next one that has */
+			bool any_before = false;
+			for (int j = 0; j < out->len; j++)
+				if (((DiLine *)vec_get(out, j))->src.file == intern(file))
+					any_before = true;
+			in = !any_before;
+		}
+		if (!in) {
+			if (h->line > hi)
+				break;
+			continue;
+		}
+		DiLine *dl = NEW(DiLine);
+		dl->src.file = intern(file);
+		dl->src.line = h->line;
+		dl->pc = h->addr + dm->bias;
+		dl->func = only ? only : func_at(dm, cu, h->addr);
+		vec_push(out, dl);
+		if (h->line > hi)
+			break;
+	}
+}
+
+Vec dwarf_function_lines(const DiFunction *f, int lo, int hi)
+{
+	Vec out = { 0 };
+	const DwFunc *df = (const DwFunc *)f;
+	DwMod *dm = dwmod(f->module);
+	Dwarf_Die die, cu;
+	if (!f->decl.file || !offdie(dm, df->die, &die) ||
+	    !dwarf_diecu(&die, &cu, NULL, NULL))
+		return out;
+	Vec hits = cu_line_hits(dm, &cu, NULL, f->decl.file, f->low_pc - dm->bias,
+				f->high_pc - dm->bias);
+	push_lines(dm, &cu, &hits, f->decl.file, lo, hi, false, f, &out);
+	return out;
+}
+
+Vec dwarf_source_lines(const DiModule *m, const char *file_glob, int lo,
+		       int hi, bool nearest)
+{
+	Vec out = { 0 };
+	DwMod *dm = find_mod(m);
+	if (!dm)
+		return out;
+	const Index *ix = dm_index(dm);
+	for (size_t i = 0; i < ix->ncus; i++) {
+		const char *name = ix_str(ix, ix->cus[i].name);
+		Dwarf_Die cu;
+		if (!di_file_matches(file_glob, name) || !offdie(dm, ix->cus[i].cu, &cu))
+			continue;
+		Vec hits = cu_line_hits(dm, &cu, NULL, name, 0, UINT64_MAX);
+		push_lines(dm, &cu, &hits, name, lo, hi, nearest, NULL, &out);
+	}
+	return out;
+}
+
+/* ---------------------------------------------------------------------
+ * Labels and call sites
+ */
+
+static void find_labels(DwMod *dm, Dwarf_Die *scope, Dwarf_Die *cu,
+			const DiFunction *f, const char *glob, Vec *out)
+{
+	Dwarf_Die c;
+	if (dwarf_child(scope, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_label) {
+			const char *name = die_name(&c);
+			Dwarf_Addr pc;
+			if (!name || fnmatch(glob, name, 0) != 0 || dwarf_lowpc(&c, &pc) != 0)
+				continue;
+			DiLabel *l = NEW(DiLabel);
+			l->name = intern(name);
+			l->pc = pc + dm->bias;
+			l->func = f;
+			int line = 0;
+			if (dwarf_decl_line(&c, &line) == 0) {
+				const char *file = die_decl_file(&c, cu);
+				l->src.file = file ? intern(file) : NULL;
+				l->src.line = line;
+			}
+			vec_push(out, l);
+		} else if (tag == DW_TAG_lexical_block) {
+			find_labels(dm, &c, cu, f, glob, out);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+Vec dwarf_function_labels(const DiFunction *f, const char *glob)
+{
+	Vec out = { 0 };
+	const DwFunc *df = (const DwFunc *)f;
+	DwMod *dm = dwmod(f->module);
+	Dwarf_Die die, cu;
+	if (offdie(dm, df->die, &die) && dwarf_diecu(&die, &cu, NULL, NULL))
+		find_labels(dm, &die, &cu, f, glob, &out);
+	return out;
+}
+
+/* The out-of-line definition of a function named name: the one in the
+ * same compilation unit when there is one, else an external one. */
+static const DiFunction *definition_of(DwMod *dm, const char *name, uint64_t cu)
+{
+	const Index *ix = dm_index(dm);
+	size_t len = strlen(name);
+	const IxFunc *best = NULL;
+	for (size_t i = ix_lower(ix, name, len); i < ix->nfuncs; i++) {
+		const IxFunc *r = &ix->funcs[i];
+		if (strcmp(ix_str(ix, r->name), name) != 0)
+			break;
+		if (r->flags & IX_INLINE)
+			continue;
+		if (r->cu == cu) {
+			best = r;
+			break;
+		}
+		if (!best || ((r->flags & IX_EXTERNAL) && !(best->flags & IX_EXTERNAL)))
+			best = r;
+	}
+	return best ? make_func(dm, best->die, 0) : NULL;
+}
+
+static void find_calls(DwMod *dm, Dwarf_Die *scope, uint64_t cuoff,
+		       const DiFunction *caller, const char *glob, int depth,
+		       Vec *out, OffMap *seen)
+{
+	Dwarf_Die c;
+	if (dwarf_child(scope, &c) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
+			find_calls(dm, &c, cuoff, caller, glob, depth, out, seen);
+			continue;
+		}
+		if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
+			continue;
+		Dwarf_Attribute a;
+		Dwarf_Die callee;
+		if (!(dwarf_attr(&c, DW_AT_call_origin, &a) ||
+		      dwarf_attr(&c, DW_AT_abstract_origin, &a)) ||
+		    !dwarf_formref_die(&a, &callee))
+			continue;
+		const char *name = die_name(&callee);
+		if (!name)
+			continue;
+		Dwarf_Addr ret = 0;
+		if (dwarf_attr(&c, DW_AT_call_return_pc, &a))
+			dwarf_formaddr(&a, &ret);
+		else
+			dwarf_lowpc(&c, &ret);
+		const DiFunction *cf = definition_of(dm, name, cuoff);
+		if (!cf) {
+			DwFunc *stub = NEW(DwFunc);
+			stub->f.name = intern(name);
+			stub->f.module = &dm->pub;
+			stub->f.external = die_flag(&callee, DW_AT_external);
+			cf = &stub->f;
+		}
+		if (fnmatch(glob, name, 0) == 0) {
+			DiCallSite *cs = NEW(DiCallSite);
+			cs->caller = caller;
+			cs->callee = cf;
+			cs->pc = ret + dm->bias;
+			vec_push(out, cs);
+		}
+		const DwFunc *cdf = (const DwFunc *)cf;
+		Dwarf_Die cdie, ccu;
+		if (depth > 1 && cdf->die && !offmap_get(seen, cdf->die) &&
+		    offdie(dm, cdf->die, &cdie) && dwarf_diecu(&cdie, &ccu, NULL, NULL)) {
+			offmap_put(seen, cdf->die, (void *)cf);
+			find_calls(dm, &cdie, dwarf_dieoffset(&ccu), cf, glob, depth - 1,
+				   out, seen);
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+}
+
+Vec dwarf_function_callees(const DiFunction *f, const char *glob, int depth)
+{
+	Vec out = { 0 };
+	const DwFunc *df = (const DwFunc *)f;
+	DwMod *dm = dwmod(f->module);
+	Dwarf_Die die, cu;
+	OffMap seen = { 0 };
+	if (depth < 1 || !offdie(dm, df->die, &die) || !dwarf_diecu(&die, &cu, NULL, NULL))
+		return out;
+	offmap_put(&seen, df->die, (void *)f);
+	find_calls(dm, &die, dwarf_dieoffset(&cu), f, glob, depth, &out, &seen);
+	return out;
+}
+
+/* ---------------------------------------------------------------------
+ * Types and globals by name
+ */
+
+static const IxName *name_lookup(const Index *ix, const IxName *arr, size_t n,
+				 const char *name)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(ix_str(ix, arr[mid].name), name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(ix_str(ix, arr[lo].name), name) ? &arr[lo] : NULL;
+}
+
+const DiType *dwarf_find_type(const DiModule *m, const char *name)
+{
+	DwMod *dm = find_mod(m);
+	if (!dm)
+		return NULL;
+	/* "struct  task_struct " -> "struct task_struct" */
+	StrBuf sb = { 0 };
+	for (const char *s = name; *s;) {
+		if (*s == ' ' || *s == '\t') {
+			while (*s == ' ' || *s == '\t')
+				s++;
+			if (sb.len && *s)
+				sb_putc(&sb, ' ');
+			continue;
+		}
+		sb_putc(&sb, *s++);
+	}
+	const char *key = intern(sb_cstr(&sb));
+	sb_free(&sb);
+	const Index *ix = dm_index(dm);
+	const IxName *r = name_lookup(ix, ix->types, ix->ntypes, key);
+	Dwarf_Die die;
+	if (!r || !offdie(dm, r->die, &die))
+		return NULL;
+	return conv_type(dm, &die);
+}
+
+const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
+				    const char *file_glob)
+{
+	DwMod *dm = find_mod(m);
+	if (!dm)
+		return NULL;
+	const Index *ix = dm_index(dm);
+	const IxName *r = name_lookup(ix, ix->globals, ix->nglobals, name);
+	if (!r)
+		return NULL;
+	/* external ones sort first among equal names */
+	for (; r < ix->globals + ix->nglobals && !strcmp(ix_str(ix, r->name), name); r++) {
+		if (file_glob && !di_file_matches(file_glob, ix_str(ix, r->file)))
+			continue;
+		Dwarf_Die die, cu;
+		if (!offdie(dm, r->die, &die) || !dwarf_diecu(&die, &cu, NULL, NULL))
+			continue;
+		return conv_var(dm, &die, &cu, NULL, 0, false);
+	}
+	return NULL;
+}

@@ -1,0 +1,473 @@
+/* kdebug.c - which debug information the target kernel and each of its
+ * modules has, found once per run: DWARF (checked against the target's
+ * image by build-id), else BTF, else none; and the di_* calls of
+ * debuginfo.h, each answered by dwarf.c or btf.c.
+ *
+ * Where DWARF is looked for: every folder of $SYSTEMTAP_DEBUGINFO_PATH
+ * (colon-separated) when it is set, and nothing else; otherwise Debian's
+ * places (/usr/lib/debug/boot/vmlinux-RELEASE, the module files under
+ * /usr/lib/debug/lib/modules/RELEASE/) and the build tree's vmlinux. */
+#include "tapc.h"
+#include "debuginfo/kreaders.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct KMod {
+	const char *key;        /* "kernel" or the module name with '_' */
+	DiSource src;
+	const DiModule *m;
+	const char *why_no_dwarf;
+	const char *why_none;
+} KMod;
+
+static Vec kmods;               /* KMod * */
+
+static const char *module_key(const char *module)
+{
+	if (!module)
+		return intern("kernel");
+	char *s = xstrdup(module);
+	for (char *p = s; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return intern(s);
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* ---- where to look ---- */
+
+/* The folders of $SYSTEMTAP_DEBUGINFO_PATH, or NULL when it is not set. */
+static const Vec *env_path(void)
+{
+	static Vec dirs;
+	static bool done, set;
+	if (!done) {
+		done = true;
+		const char *env = getenv("SYSTEMTAP_DEBUGINFO_PATH");
+		set = env != NULL;
+		for (const char *s = env; s && *s;) {
+			size_t n = strcspn(s, ":");
+			if (n)
+				vec_push(&dirs, (void *)intern_n(s, n));
+			s += n + (s[n] == ':');
+		}
+	}
+	return set ? &dirs : NULL;
+}
+
+static const char *build_tree(void)
+{
+	if (sess.kernel_build_dir)
+		return sess.kernel_build_dir;
+	return xsprintf("/lib/modules/%s/build", target_release());
+}
+
+static void add_candidate(Vec *v, StrBuf *where, const char *path)
+{
+	if (where->len)
+		sb_puts(where, ", ");
+	sb_puts(where, path);
+	if (is_file(path))
+		vec_push(v, (void *)path);
+}
+
+/* The vmlinux files that may hold the kernel's DWARF, in search order. */
+static Vec kernel_candidates(StrBuf *where)
+{
+	Vec v = { 0 };
+	const char *rel = target_release();
+	const Vec *env = env_path();
+	if (env) {
+		for (int i = 0; i < env->len; i++) {
+			const char *d = vec_get(env, i);
+			if (!strcmp(d, "build")) {
+				add_candidate(&v, where, xsprintf("%s/vmlinux", build_tree()));
+				continue;
+			}
+			add_candidate(&v, where, xsprintf("%s/boot/vmlinux-%s", d, rel));
+			add_candidate(&v, where, xsprintf("%s/vmlinux-%s", d, rel));
+			add_candidate(&v, where, xsprintf("%s/lib/modules/%s/vmlinux", d, rel));
+			add_candidate(&v, where, xsprintf("%s/vmlinux", d));
+		}
+		return v;
+	}
+	if (sess.kernel_build_dir) {
+		/* a build tree given with -r is the kernel: its own vmlinux first */
+		add_candidate(&v, where, xsprintf("%s/vmlinux", build_tree()));
+	}
+	add_candidate(&v, where, xsprintf("/usr/lib/debug/boot/vmlinux-%s", rel));
+	add_candidate(&v, where, xsprintf("/usr/lib/debug/lib/modules/%s/vmlinux", rel));
+	if (!sess.kernel_build_dir)
+		add_candidate(&v, where, xsprintf("%s/vmlinux", build_tree()));
+	return v;
+}
+
+/* NAME.ko under dir (any depth), '-' and '_' alike. */
+static const char *find_ko(const char *dir, const char *key, int depth)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return NULL;
+	const char *found = NULL;
+	Vec subdirs = { 0 };
+	struct dirent *e;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		size_t n = strlen(e->d_name);
+		if (n > 3 && !strcmp(e->d_name + n - 3, ".ko")) {
+			if (module_key(xstrndup(e->d_name, n - 3)) == key)
+				found = xsprintf("%s/%s", dir, e->d_name);
+			continue;
+		}
+		if (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN)
+			vec_push(&subdirs, xsprintf("%s/%s", dir, e->d_name));
+	}
+	closedir(d);
+	for (int i = 0; !found && depth < 8 && i < subdirs.len; i++)
+		found = find_ko(vec_get(&subdirs, i), key, depth + 1);
+	return found;
+}
+
+/* The module files that may hold a module's DWARF, in search order. */
+static Vec module_candidates(const char *key, StrBuf *where)
+{
+	Vec v = { 0 };
+	const char *rel = target_release();
+	const Vec *env = env_path();
+	Vec dirs = { 0 };
+	if (env) {
+		for (int i = 0; i < env->len; i++) {
+			const char *d = vec_get(env, i);
+			if (!strcmp(d, "build")) {
+				vec_push(&dirs, (void *)build_tree());
+				continue;
+			}
+			vec_push(&dirs, xsprintf("%s/lib/modules/%s", d, rel));
+			vec_push(&dirs, (void *)d);
+		}
+	} else {
+		if (sess.kernel_build_dir)
+			vec_push(&dirs, (void *)sess.kernel_build_dir);
+		vec_push(&dirs, xsprintf("/usr/lib/debug/lib/modules/%s", rel));
+	}
+	/* where the image is under /lib/modules/RELEASE/ is where its debug
+	 * file usually is under a debug folder: try that before a walk */
+	const char *image = kernel_module_file(key);
+	const char *top = xsprintf("/lib/modules/%s/", rel);
+	const char *sub = NULL;
+	if (image && !strncmp(image, top, strlen(top))) {
+		sub = image + strlen(top);
+		const char *dot = strstr(sub, ".ko");
+		sub = dot ? xsprintf("%.*s.ko", (int)(dot - sub), sub) : NULL;
+	}
+	for (int i = 0; i < dirs.len; i++) {
+		const char *d = vec_get(&dirs, i);
+		if (where->len)
+			sb_puts(where, ", ");
+		sb_printf(where, "%s/**/%s.ko", d, key);
+		const char *f = sub ? xsprintf("%s/%s", d, sub) : NULL;
+		if (!f || !is_file(f))
+			f = find_ko(d, key, 0);
+		if (f)
+			vec_push(&v, (void *)f);
+	}
+	return v;
+}
+
+/* ---- finding a module's debug information ---- */
+
+static const char *image_name(const char *module)
+{
+	if (module) {
+		const char *f = kernel_module_file(module);
+		return f ? f : xsprintf("/lib/modules/%s/.../%s.ko", target_release(), module);
+	}
+	return target_is_running_kernel() ? "/sys/kernel/notes"
+		: xsprintf("/boot/vmlinuz-%s", target_release());
+}
+
+/* The first candidate with DWARF whose build-id agrees with the image's
+ * (when the image's can be read).  NULL with k->why_no_dwarf set. */
+static const DiModule *open_dwarf(KMod *k, const char *module)
+{
+	StrBuf where = { 0 };
+	Vec cands = module ? module_candidates(k->key, &where) : kernel_candidates(&where);
+	const char *image_id = NULL;
+	bool image_read = false;
+	const char *refused = NULL;
+	for (int i = 0; i < cands.len; i++) {
+		const char *path = vec_get(&cands, i);
+		const char *why = NULL;
+		const DiModule *m = dwarf_open(module ? k->key : NULL, path, &why);
+		if (!m) {
+			refused = why;
+			continue;
+		}
+		/* a vmlinux in the -r build tree is the image itself */
+		bool own_tree = sess.kernel_build_dir && !module &&
+				!strcmp(path, xsprintf("%s/vmlinux", sess.kernel_build_dir));
+		if (!image_read && !own_tree) {
+			image_read = true;
+			image_id = module ? kernel_module_build_id(module)
+					  : kernel_image_build_id();
+		}
+		if (!own_tree && image_id && m->build_id && strcmp(image_id, m->build_id)) {
+			refused = xsprintf(_("%s (build-id %s) does not match %s (build-id %s)"),
+					   path, m->build_id, image_name(module), image_id);
+			dwarf_close(m);
+			continue;
+		}
+		if (!own_tree && !image_id)
+			verbose(1, _("%s: the build-id of %s cannot be read; not checked\n"),
+				path, image_name(module));
+		sb_free(&where);
+		return m;
+	}
+	k->why_no_dwarf = refused ? refused
+		: xsprintf(_("no DWARF debug information for %s (looked for %s)"),
+			   module ? module : "the kernel", sb_cstr(&where));
+	sb_free(&where);
+	return NULL;
+}
+
+static KMod *kmod(const char *module)
+{
+	const char *key = module_key(module);
+	for (int i = 0; i < kmods.len; i++) {
+		KMod *k = vec_get(&kmods, i);
+		if (k->key == key)
+			return k;
+	}
+	KMod *k = NEW(KMod);
+	k->key = key;
+	vec_push(&kmods, k);
+	k->m = open_dwarf(k, module);
+	if (k->m) {
+		k->src = DI_SRC_DWARF;
+		return k;
+	}
+	DiModule *bm = NEW(DiModule);
+	const char *why = NULL;
+	if (btf_open(module ? key : NULL, bm, &why)) {
+		k->src = DI_SRC_BTF;
+		k->m = bm;
+		return k;
+	}
+	k->src = DI_SRC_NONE;
+	k->why_none = xsprintf(_("%s; and no BTF: %s"), k->why_no_dwarf,
+			       why ? why : _("not found"));
+	return k;
+}
+
+DiSource di_source(const char *module)
+{
+	return kmod(module)->src;
+}
+
+const DiModule *di_module(const char *module)
+{
+	return kmod(module)->m;
+}
+
+const char *di_why_no_dwarf(const char *module)
+{
+	KMod *k = kmod(module);
+	return k->src == DI_SRC_DWARF ? NULL : k->why_no_dwarf;
+}
+
+const char *di_why_none(const char *module)
+{
+	KMod *k = kmod(module);
+	return k->src == DI_SRC_NONE ? k->why_none : NULL;
+}
+
+/* ---- the calls ---- */
+
+static bool is_dwarf(const DiFunction *f)
+{
+	return f && f->module && dwarf_owns(f);
+}
+
+Vec di_functions(const char *module, const char *func_glob,
+		 const char *file_glob, bool want_inline)
+{
+	KMod *k = kmod(module);
+	Vec none = { 0 };
+	if (k->src == DI_SRC_DWARF)
+		return dwarf_functions(k->m, func_glob, file_glob, want_inline);
+	if (k->src == DI_SRC_BTF && !file_glob)
+		return btf_functions(k->m, func_glob);
+	return none;
+}
+
+uint64_t di_probe_pc(const DiFunction *f)
+{
+	return is_dwarf(f) ? dwarf_probe_pc(f) : f->entry_pc;
+}
+
+Vec di_function_lines(const DiFunction *f, int lo, int hi)
+{
+	Vec none = { 0 };
+	return is_dwarf(f) ? dwarf_function_lines(f, lo, hi) : none;
+}
+
+Vec di_source_lines(const char *module, const char *file_glob, int lo,
+		    int hi, bool nearest)
+{
+	KMod *k = kmod(module);
+	Vec none = { 0 };
+	return k->src == DI_SRC_DWARF
+		? dwarf_source_lines(k->m, file_glob, lo, hi, nearest) : none;
+}
+
+Vec di_function_labels(const DiFunction *f, const char *glob)
+{
+	Vec none = { 0 };
+	return is_dwarf(f) ? dwarf_function_labels(f, glob) : none;
+}
+
+Vec di_function_callees(const DiFunction *f, const char *glob, int depth)
+{
+	Vec none = { 0 };
+	return is_dwarf(f) ? dwarf_function_callees(f, glob, depth) : none;
+}
+
+Vec di_variables_at(const DiFunction *f, uint64_t pc)
+{
+	if (is_dwarf(f))
+		return dwarf_variables_at(f, pc);
+	Vec v = { 0 };
+	for (int i = 0; i < f->params.len; i++)
+		vec_push(&v, vec_get(&f->params, i));
+	return v;
+}
+
+bool di_cfa_at(const DiModule *m, uint64_t pc, DiLocation *out)
+{
+	return m && dwarf_cfa_at(m, pc, out);
+}
+
+static const DiType *find_type_in(KMod *k, const char *name)
+{
+	if (k->src == DI_SRC_DWARF)
+		return dwarf_find_type(k->m, name);
+	if (k->src == DI_SRC_BTF)
+		return btf_find_type(k->m, name);
+	return NULL;
+}
+
+const DiType *di_find_type(const char *module, const char *name)
+{
+	if (module)
+		return find_type_in(kmod(module), name);
+	const DiType *t = find_type_in(kmod(NULL), name);
+	for (int i = 0; !t && i < kmods.len; i++) {
+		KMod *k = vec_get(&kmods, i);
+		if (k->key != intern("kernel"))
+			t = find_type_in(k, name);
+	}
+	return t;
+}
+
+const DiVariable *di_find_global(const char *module, const char *name,
+				 const char *file_glob)
+{
+	KMod *k = kmod(module);
+	return k->src == DI_SRC_DWARF ? dwarf_find_global(k->m, name, file_glob) : NULL;
+}
+
+/* ---- types as text ---- */
+
+const DiType *di_type_strip(const DiType *t)
+{
+	while (t && (t->kind == DI_TYPE_TYPEDEF || t->kind == DI_TYPE_CONST ||
+		     t->kind == DI_TYPE_VOLATILE || t->kind == DI_TYPE_RESTRICT))
+		t = t->target;
+	return t;
+}
+
+/* t's text with `suffix` (what is built around it: "*", " const*",
+ * "[3]") where a declarator would go. */
+static void type_text(StrBuf *sb, const DiType *t, const char *suffix, int depth)
+{
+	if (!t || depth > 64) {
+		sb_printf(sb, "void%s", suffix);
+		return;
+	}
+	const char *name = t->name ? t->name : NULL;
+	switch (t->kind) {
+	case DI_TYPE_VOID:
+		sb_printf(sb, "void%s", suffix);
+		return;
+	case DI_TYPE_INT:
+	case DI_TYPE_FLOAT:
+	case DI_TYPE_TYPEDEF:
+		sb_printf(sb, "%s%s", name ? name : "?", suffix);
+		return;
+	case DI_TYPE_STRUCT:
+	case DI_TYPE_FWD:
+		sb_printf(sb, "struct %s%s", name ? name : "{...}", suffix);
+		return;
+	case DI_TYPE_UNION:
+		sb_printf(sb, "union %s%s", name ? name : "{...}", suffix);
+		return;
+	case DI_TYPE_ENUM:
+		sb_printf(sb, "enum %s%s", name ? name : "{...}", suffix);
+		return;
+	case DI_TYPE_POINTER:
+		if (t->target && t->target->kind == DI_TYPE_FUNC) {
+			type_text(sb, t->target, xsprintf("(*%s)", suffix), depth + 1);
+			return;
+		}
+		type_text(sb, t->target, xsprintf("*%s", suffix), depth + 1);
+		return;
+	case DI_TYPE_CONST:
+		type_text(sb, t->target, xsprintf(" const%s", suffix), depth + 1);
+		return;
+	case DI_TYPE_VOLATILE:
+		type_text(sb, t->target, xsprintf(" volatile%s", suffix), depth + 1);
+		return;
+	case DI_TYPE_RESTRICT:
+		type_text(sb, t->target, suffix, depth + 1);
+		return;
+	case DI_TYPE_ARRAY:
+		if (t->count >= 0)
+			type_text(sb, t->target, xsprintf("%s[%lld]", suffix,
+							  (long long)t->count), depth + 1);
+		else
+			type_text(sb, t->target, xsprintf("%s[]", suffix), depth + 1);
+		return;
+	case DI_TYPE_FUNC: {
+		StrBuf params = { 0 };
+		for (int i = 0; i < t->members.len; i++) {
+			if (i)
+				sb_puts(&params, ", ");
+			type_text(&params, vec_get(&t->members, i), "", depth + 1);
+		}
+		type_text(sb, t->target, xsprintf(" %s(%s)", suffix, sb_cstr(&params)),
+			  depth + 1);
+		sb_free(&params);
+		return;
+	}
+	}
+	sb_printf(sb, "?%s", suffix);
+}
+
+const char *di_type_text(const DiType *t)
+{
+	StrBuf sb = { 0 };
+	type_text(&sb, t, "", 0);
+	const char *s = intern(sb_cstr(&sb));
+	sb_free(&sb);
+	return s;
+}
