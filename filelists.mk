@@ -82,6 +82,7 @@ tapc_data_files = \
 	tapsets/ucontext-unwind.stp \
 	tapsets/uconversions-guru.stp \
 	tapsets/uconversions.stp \
+	tapsets/udp.stp \
 	tapsets/vfs.stp \
 	tapsets/x86_64/nd_syscalls.stp \
 	tapsets/x86_64/registers.stp \
