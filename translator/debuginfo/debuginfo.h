@@ -374,7 +374,8 @@ const DiVariable *di_find_global(const char *module, const char *name,
 				 const char *file_glob);
 
 /* A type as stap prints it in -L listings: "struct file*", "char*",
- * "size_t", "unsigned int", "long int[3]". */
+ * "size_t", "unsigned int", "char const*", "struct iovec[]" (an array
+ * without its count, as stap shows it). */
 const char *di_type_text(const DiType *t);
 /* The type behind typedefs and qualifiers. */
 const DiType *di_type_strip(const DiType *t);

@@ -441,11 +441,8 @@ static void type_text(StrBuf *sb, const DiType *t, const char *suffix, int depth
 		type_text(sb, t->target, suffix, depth + 1);
 		return;
 	case DI_TYPE_ARRAY:
-		if (t->count >= 0)
-			type_text(sb, t->target, xsprintf("%s[%lld]", suffix,
-							  (long long)t->count), depth + 1);
-		else
-			type_text(sb, t->target, xsprintf("%s[]", suffix), depth + 1);
+		/* stap's -L shows no element count: "struct iovec[]" */
+		type_text(sb, t->target, xsprintf("%s[]", suffix), depth + 1);
 		return;
 	case DI_TYPE_FUNC: {
 		StrBuf params = { 0 };
