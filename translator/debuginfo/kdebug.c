@@ -8,6 +8,7 @@
  * places (/usr/lib/debug/boot/vmlinux-RELEASE, the module files under
  * /usr/lib/debug/lib/modules/RELEASE/) and the build tree's vmlinux. */
 #include "tapc.h"
+#include "cache.h"
 #include "debuginfo/kreaders.h"
 
 #include <dirent.h>
@@ -196,6 +197,41 @@ static const char *image_name(const char *module)
 		: xsprintf("/boot/vmlinuz-%s", target_release());
 }
 
+/* The build-id of module's image (NULL: the kernel's), remembered in the
+ * cache folder by the image's path, size and time: reading it may mean
+ * unpacking a compressed kernel or module, and every run needs it. */
+static const char *image_build_id(const char *module)
+{
+	const char *path = module ? kernel_module_file(module)
+		: target_is_running_kernel() ? NULL
+		: xsprintf("/boot/vmlinuz-%s", target_release());
+	struct stat st;
+	const char *dir;
+	if (!path || stat(path, &st) != 0 || !(dir = cache_subdir("debuginfo")))
+		return module ? kernel_module_build_id(module) : kernel_image_build_id();
+	Sha256 h;
+	sha256_init(&h);
+	hash_str(&h, path);
+	const char *file = xsprintf("%s/image-%s", dir, sha256_hex(&h, 32));
+	const char *stamp = xsprintf("%s\n%lld\n%lld.%09ld\n", path, (long long)st.st_size,
+				     (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	size_t len;
+	char *text = read_whole_file(file, &len);
+	size_t n = strlen(stamp);
+	if (text && len > n && !strncmp(text, stamp, n)) {
+		const char *id = text + n;
+		size_t idlen = strspn(id, "0123456789abcdef");
+		if (idlen >= 16 && id[idlen] == '\n' && n + idlen + 1 == len)
+			return intern_n(id, idlen);
+	}
+	const char *id = module ? kernel_module_build_id(module) : kernel_image_build_id();
+	if (id) {
+		const char *rec = xsprintf("%s%s\n", stamp, id);
+		write_file_atomic(file, rec, strlen(rec));
+	}
+	return id;
+}
+
 /* The first candidate with DWARF whose build-id agrees with the image's
  * (when the image's can be read).  NULL with k->why_no_dwarf set. */
 static const DiModule *open_dwarf(KMod *k, const char *module)
@@ -218,8 +254,7 @@ static const DiModule *open_dwarf(KMod *k, const char *module)
 				!strcmp(path, xsprintf("%s/vmlinux", sess.kernel_build_dir));
 		if (!image_read && !own_tree) {
 			image_read = true;
-			image_id = module ? kernel_module_build_id(module)
-					  : kernel_image_build_id();
+			image_id = image_build_id(module);
 		}
 		if (!own_tree && image_id && m->build_id && strcmp(image_id, m->build_id)) {
 			refused = xsprintf(_("%s (build-id %s) does not match %s (build-id %s)"),
