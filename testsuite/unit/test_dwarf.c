@@ -512,7 +512,6 @@ int main(void)
 	}
 	setenv("XDG_CACHE_HOME", xsprintf("%s/cache", tree), 1);
 	unsetenv("SYSTEMTAP_DEBUGINFO_PATH");
-	unsetenv("TAPC_NO_DEBUGINFO_CACHE");
 	sess.kernel_build_dir = tree;
 	CHECK(target_init());
 	test_env_path();
