@@ -390,6 +390,11 @@ static void test_types(void)
 	CHECK(!strcmp(di_type_text(&ppcc), "char const**"));
 	CHECK(!strcmp(di_type_text(&vp), "void*"));
 	CHECK(!strcmp(di_type_text(&flex), "char[]"));
+	DiType fn = { .kind = DI_TYPE_FUNC, .target = &ch };
+	vec_push(&fn.members, &pcc);
+	vec_push(&fn.members, &vp);
+	DiType pfn = { .kind = DI_TYPE_POINTER, .target = &fn, .size = 8 };
+	CHECK(!strcmp(di_type_text(&pfn), "char (*) (char const*, void*)"));
 }
 
 static void test_globals(void)

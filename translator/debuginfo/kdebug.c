@@ -486,8 +486,9 @@ static void type_text(StrBuf *sb, const DiType *t, const char *suffix, int depth
 				sb_puts(&params, ", ");
 			type_text(&params, vec_get(&t->members, i), "", depth + 1);
 		}
-		type_text(sb, t->target, xsprintf(" %s(%s)", suffix, sb_cstr(&params)),
-			  depth + 1);
+		/* stap's spacing: "int (*) (struct dentry*, void*)" */
+		type_text(sb, t->target, xsprintf(" %s%s(%s)", suffix, *suffix ? " " : "",
+						  sb_cstr(&params)), depth + 1);
 		sb_free(&params);
 		return;
 	}
