@@ -390,6 +390,11 @@ static void test_types(void)
 	CHECK(!strcmp(di_type_text(&ppcc), "char const**"));
 	CHECK(!strcmp(di_type_text(&vp), "void*"));
 	CHECK(!strcmp(di_type_text(&flex), "char[]"));
+	DiType cflex = { .kind = DI_TYPE_ARRAY, .target = &cc, .count = 9 };
+	DiType ccflex = { .kind = DI_TYPE_CONST, .target = &cflex };
+	CHECK(!strcmp(di_type_text(&ccflex), "char const[] const"));   /* __func__ */
+	DiType argv = { .kind = DI_TYPE_ARRAY, .target = &pcc, .count = 2 };
+	CHECK(!strcmp(di_type_text(&argv), "char const*[]"));
 	DiType fn = { .kind = DI_TYPE_FUNC, .target = &ch };
 	vec_push(&fn.members, &pcc);
 	vec_push(&fn.members, &vp);

@@ -477,7 +477,7 @@ static void type_text(StrBuf *sb, const DiType *t, const char *suffix, int depth
 		return;
 	case DI_TYPE_ARRAY:
 		/* stap's -L shows no element count: "struct iovec[]" */
-		type_text(sb, t->target, xsprintf("%s[]", suffix), depth + 1);
+		type_text(sb, t->target, xsprintf("[]%s", suffix), depth + 1);
 		return;
 	case DI_TYPE_FUNC: {
 		StrBuf params = { 0 };
