@@ -395,6 +395,9 @@ static void test_types(void)
 	CHECK(!strcmp(di_type_text(&ccflex), "char const[] const"));   /* __func__ */
 	DiType argv = { .kind = DI_TYPE_ARRAY, .target = &pcc, .count = 2 };
 	CHECK(!strcmp(di_type_text(&argv), "char const*[]"));
+	DiType tag = { .kind = DI_TYPE_STRUCT, .name = "__va_list_tag", .size = 24 };
+	DiType va = { .kind = DI_TYPE_POINTER, .target = &tag, .size = 8 };
+	CHECK(!strcmp(di_type_text(&va), "va_list"));
 	DiType fn = { .kind = DI_TYPE_FUNC, .target = &ch };
 	vec_push(&fn.members, &pcc);
 	vec_push(&fn.members, &vp);

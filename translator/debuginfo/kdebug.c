@@ -460,6 +460,13 @@ static void type_text(StrBuf *sb, const DiType *t, const char *suffix, int depth
 		sb_printf(sb, "enum %s%s", name ? name : "{...}", suffix);
 		return;
 	case DI_TYPE_POINTER:
+		/* a va_list parameter is a pointer to gcc's __va_list_tag in
+		 * DWARF; stap shows it as the va_list it was declared */
+		if (t->target && t->target->kind == DI_TYPE_STRUCT && t->target->name &&
+		    !strcmp(t->target->name, "__va_list_tag")) {
+			sb_printf(sb, "va_list%s", suffix);
+			return;
+		}
 		if (t->target && t->target->kind == DI_TYPE_FUNC) {
 			type_text(sb, t->target, xsprintf("(*%s)", suffix), depth + 1);
 			return;
