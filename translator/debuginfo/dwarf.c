@@ -216,8 +216,12 @@ static bool die_entry(Dwarf_Die *die, Dwarf_Addr *pc)
 	return false;
 }
 
-/* The lowest and highest address of a DIE's ranges. */
-static bool die_span(Dwarf_Die *die, Dwarf_Addr *low, Dwarf_Addr *high)
+/* The address range of a function or inlined instance: the one of its
+ * ranges that holds its entry (a function split by gcc into a hot part
+ * and a ".cold" one elsewhere is its hot part, the symbol's), else from
+ * its lowest to its highest address. */
+static bool die_span(Dwarf_Die *die, Dwarf_Addr entry, Dwarf_Addr *low,
+		     Dwarf_Addr *high)
 {
 	Dwarf_Addr base, lo, hi;
 	bool any = false;
@@ -225,6 +229,11 @@ static bool die_span(Dwarf_Die *die, Dwarf_Addr *low, Dwarf_Addr *high)
 	*low = UINT64_MAX;
 	*high = 0;
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (lo <= entry && entry < hi) {
+			*low = lo;
+			*high = hi;
+			return true;
+		}
 		if (lo < *low)
 			*low = lo;
 		if (hi > *high)
@@ -1356,7 +1365,7 @@ static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer)
 	f->inlined = dwarf_tag(&die) == DW_TAG_inlined_subroutine;
 	Dwarf_Addr pc = 0, lo = 0, hi = 0;
 	die_entry(&die, &pc);
-	if (!die_span(&die, &lo, &hi))
+	if (!die_span(&die, pc, &lo, &hi))
 		lo = hi = pc;
 	f->entry_pc = pc + dm->bias;
 	f->low_pc = lo + dm->bias;
