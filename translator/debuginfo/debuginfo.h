@@ -188,7 +188,9 @@ typedef struct DiFunction {
 	const DiModule *module;
 	uint64_t entry_pc;      /* first instruction; for an inlined instance
 				 * where it begins in its caller */
-	uint64_t low_pc, high_pc;
+	uint64_t low_pc, high_pc;   /* the range holding entry_pc (a
+				 * function gcc split keeps its ".cold"
+				 * part elsewhere) */
 	DiSrcLoc decl;          /* declaration (decl_file, decl_line) */
 	bool external;          /* visible outside its compilation unit */
 	bool inlined;           /* an inline instance, not an out-of-line copy */
