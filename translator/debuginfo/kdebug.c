@@ -139,6 +139,29 @@ static const char *find_ko(const char *dir, const char *key, int depth)
 	return found;
 }
 
+/* NAME.ko in a kernel build tree, from its modules.order ("fs/ext4/ext4.o"
+ * or ".ko" lines), or NULL. */
+static const char *find_ko_in_tree(const char *dir, const char *key)
+{
+	char *text = read_whole_file(xsprintf("%s/modules.order", dir), NULL);
+	for (char *line = text; line && *line;) {
+		char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		const char *path = xstrndup(line, n);
+		line += n + (end != NULL);
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		size_t bn = strlen(base);
+		size_t stem = bn > 3 && !strcmp(base + bn - 3, ".ko") ? bn - 3
+			: bn > 2 && !strcmp(base + bn - 2, ".o") ? bn - 2 : 0;
+		if (!stem || module_key(xstrndup(base, stem)) != key)
+			continue;
+		const char *ko = xsprintf("%s/%.*s.ko", dir, (int)(strlen(path) - bn + stem), path);
+		if (is_file(ko))
+			return ko;
+	}
+	return NULL;
+}
+
 /* The module files that may hold a module's DWARF, in search order. */
 static Vec module_candidates(const char *key, StrBuf *where)
 {
@@ -178,6 +201,8 @@ static Vec module_candidates(const char *key, StrBuf *where)
 		sb_printf(where, "%s/**/%s.ko", d, key);
 		const char *f = sub ? xsprintf("%s/%s", d, sub) : NULL;
 		if (!f || !is_file(f))
+			f = find_ko_in_tree(d, key);
+		if (!f)
 			f = find_ko(d, key, 0);
 		if (f)
 			vec_push(&v, (void *)f);
