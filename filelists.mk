@@ -95,6 +95,8 @@ tapc_dist_files = \
 	Makefile.am \
 	README.md \
 	bench/all \
+	bench/debuginfo \
+	bench/di_query.c \
 	bench/front-end \
 	bench/runtime \
 	bench/workloads/getppid_bench.c \

@@ -345,7 +345,7 @@ static void test_types(void)
 		CHECK(!strcmp(arr->name, "arr") && arr->bit_offset == 64);
 		CHECK(arr->type->kind == DI_TYPE_ARRAY && arr->type->count == 3 &&
 		      arr->type->size == 24);
-		CHECK(!strcmp(di_type_text(arr->type), "long int[3]"));
+		CHECK(!strcmp(di_type_text(arr->type), "long int[]"));
 		CHECK(!strcmp(di_type_text(a->type), "unsigned int"));
 	}
 	CHECK(di_find_type(NULL, "struct   fx_flags ") == t);
@@ -390,6 +390,19 @@ static void test_types(void)
 	CHECK(!strcmp(di_type_text(&ppcc), "char const**"));
 	CHECK(!strcmp(di_type_text(&vp), "void*"));
 	CHECK(!strcmp(di_type_text(&flex), "char[]"));
+	DiType cflex = { .kind = DI_TYPE_ARRAY, .target = &cc, .count = 9 };
+	DiType ccflex = { .kind = DI_TYPE_CONST, .target = &cflex };
+	CHECK(!strcmp(di_type_text(&ccflex), "char const[] const"));   /* __func__ */
+	DiType argv = { .kind = DI_TYPE_ARRAY, .target = &pcc, .count = 2 };
+	CHECK(!strcmp(di_type_text(&argv), "char const*[]"));
+	DiType tag = { .kind = DI_TYPE_STRUCT, .name = "__va_list_tag", .size = 24 };
+	DiType va = { .kind = DI_TYPE_POINTER, .target = &tag, .size = 8 };
+	CHECK(!strcmp(di_type_text(&va), "va_list"));
+	DiType fn = { .kind = DI_TYPE_FUNC, .target = &ch };
+	vec_push(&fn.members, &pcc);
+	vec_push(&fn.members, &vp);
+	DiType pfn = { .kind = DI_TYPE_POINTER, .target = &fn, .size = 8 };
+	CHECK(!strcmp(di_type_text(&pfn), "char (*) (char const*, void*)"));
 }
 
 static void test_globals(void)
@@ -512,7 +525,6 @@ int main(void)
 	}
 	setenv("XDG_CACHE_HOME", xsprintf("%s/cache", tree), 1);
 	unsetenv("SYSTEMTAP_DEBUGINFO_PATH");
-	unsetenv("TAPC_NO_DEBUGINFO_CACHE");
 	sess.kernel_build_dir = tree;
 	CHECK(target_init());
 	test_env_path();

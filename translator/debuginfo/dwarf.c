@@ -216,8 +216,12 @@ static bool die_entry(Dwarf_Die *die, Dwarf_Addr *pc)
 	return false;
 }
 
-/* The lowest and highest address of a DIE's ranges. */
-static bool die_span(Dwarf_Die *die, Dwarf_Addr *low, Dwarf_Addr *high)
+/* The address range of a function or inlined instance: the one of its
+ * ranges that holds its entry (a function split by gcc into a hot part
+ * and a ".cold" one elsewhere is its hot part, the symbol's), else from
+ * its lowest to its highest address. */
+static bool die_span(Dwarf_Die *die, Dwarf_Addr entry, Dwarf_Addr *low,
+		     Dwarf_Addr *high)
 {
 	Dwarf_Addr base, lo, hi;
 	bool any = false;
@@ -225,6 +229,11 @@ static bool die_span(Dwarf_Die *die, Dwarf_Addr *low, Dwarf_Addr *high)
 	*low = UINT64_MAX;
 	*high = 0;
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (lo <= entry && entry < hi) {
+			*low = lo;
+			*high = hi;
+			return true;
+		}
 		if (lo < *low)
 			*low = lo;
 		if (hi > *high)
@@ -496,10 +505,21 @@ static int cmp_name(const void *a, const void *b)
 	return x->die < y->die ? -1 : x->die > y->die;
 }
 
-/* Walk every compilation unit.  For a vmlinux (not relocated), a fresh
- * Dwarf is opened every 64 units and the file's pages dropped,
- * so libdw's per-unit caches and the mapped file do not all stay in
- * memory at once. */
+/* Give back libdw's freed memory and the pages of the mapped file read so
+ * far (clean pages of a read-only mapping: read again if touched). */
+static void drop_pages(char *raw, size_t size)
+{
+	malloc_trim(0);
+	if (raw) {
+		uintptr_t a = (uintptr_t)raw & ~(uintptr_t)4095;
+		madvise((void *)a, size + ((uintptr_t)raw - a), MADV_DONTNEED);
+	}
+}
+
+/* Walk every compilation unit.  For a vmlinux (not relocated), the
+ * file's pages read are dropped every 16 units and a fresh Dwarf is
+ * opened every 128, so neither the mapped file nor libdw's per-unit
+ * caches (line tables, abbreviations) stay in memory all at once. */
 static bool ix_walk_all(DwMod *dm, IxBuild *b)
 {
 	Dwarf *dw = dm->is_rel ? dm->dw : dwarf_begin_elf(dm->elf, DWARF_C_READ, NULL);
@@ -517,21 +537,28 @@ static bool ix_walk_all(DwMod *dm, IxBuild *b)
 		    dwarf_tag(&cu) == DW_TAG_compile_unit)
 			walk_cu(b, &cu);
 		off = next;
-		if (!dm->is_rel && ++n % 64 == 0) {
+		if (dm->is_rel || ++n % 16 != 0)
+			continue;
+		if (n % 128 == 0) {
 			dwarf_end(dw);
-			malloc_trim(0);
-			if (raw) {
-				uintptr_t a = (uintptr_t)raw & ~(uintptr_t)4095;
-				madvise((void *)a, raw_size + ((uintptr_t)raw - a),
-					MADV_DONTNEED);
-			}
+			drop_pages(raw, raw_size);
 			dw = dwarf_begin_elf(dm->elf, DWARF_C_READ, NULL);
 			if (!dw)
 				return false;
+			/* a fresh Dwarf reads every unit's header up to the one
+			 * asked for: let it, a stretch at a time */
+			Dwarf_Die d;
+			for (size_t k = 64; k < b->ncus; k += 64) {
+				dwarf_offdie(dw, b->cus[k].cu, &d);
+				drop_pages(raw, raw_size);
+			}
 		}
+		drop_pages(raw, raw_size);
 	}
-	if (!dm->is_rel)
+	if (!dm->is_rel) {
 		dwarf_end(dw);
+		drop_pages(raw, raw_size);
+	}
 	return true;
 }
 
@@ -634,8 +661,7 @@ static uint64_t file_size(const char *path)
 static const char *ix_cache_path(DwMod *dm)
 {
 	const char *dir;
-	if (!dm->pub.build_id || getenv("TAPC_NO_DEBUGINFO_CACHE") ||
-	    !(dir = cache_subdir("debuginfo")))
+	if (!dm->pub.build_id || !(dir = cache_subdir("debuginfo")))
 		return NULL;
 	return xsprintf("%s/%s.idx", dir, dm->pub.build_id);
 }
@@ -1339,7 +1365,7 @@ static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer)
 	f->inlined = dwarf_tag(&die) == DW_TAG_inlined_subroutine;
 	Dwarf_Addr pc = 0, lo = 0, hi = 0;
 	die_entry(&die, &pc);
-	if (!die_span(&die, &lo, &hi))
+	if (!die_span(&die, pc, &lo, &hi))
 		lo = hi = pc;
 	f->entry_pc = pc + dm->bias;
 	f->low_pc = lo + dm->bias;

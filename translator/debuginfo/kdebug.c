@@ -8,6 +8,7 @@
  * places (/usr/lib/debug/boot/vmlinux-RELEASE, the module files under
  * /usr/lib/debug/lib/modules/RELEASE/) and the build tree's vmlinux. */
 #include "tapc.h"
+#include "cache.h"
 #include "debuginfo/kreaders.h"
 
 #include <dirent.h>
@@ -138,6 +139,29 @@ static const char *find_ko(const char *dir, const char *key, int depth)
 	return found;
 }
 
+/* NAME.ko in a kernel build tree, from its modules.order ("fs/ext4/ext4.o"
+ * or ".ko" lines), or NULL. */
+static const char *find_ko_in_tree(const char *dir, const char *key)
+{
+	char *text = read_whole_file(xsprintf("%s/modules.order", dir), NULL);
+	for (char *line = text; line && *line;) {
+		char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		const char *path = xstrndup(line, n);
+		line += n + (end != NULL);
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		size_t bn = strlen(base);
+		size_t stem = bn > 3 && !strcmp(base + bn - 3, ".ko") ? bn - 3
+			: bn > 2 && !strcmp(base + bn - 2, ".o") ? bn - 2 : 0;
+		if (!stem || module_key(xstrndup(base, stem)) != key)
+			continue;
+		const char *ko = xsprintf("%s/%.*s.ko", dir, (int)(strlen(path) - bn + stem), path);
+		if (is_file(ko))
+			return ko;
+	}
+	return NULL;
+}
+
 /* The module files that may hold a module's DWARF, in search order. */
 static Vec module_candidates(const char *key, StrBuf *where)
 {
@@ -177,6 +201,8 @@ static Vec module_candidates(const char *key, StrBuf *where)
 		sb_printf(where, "%s/**/%s.ko", d, key);
 		const char *f = sub ? xsprintf("%s/%s", d, sub) : NULL;
 		if (!f || !is_file(f))
+			f = find_ko_in_tree(d, key);
+		if (!f)
 			f = find_ko(d, key, 0);
 		if (f)
 			vec_push(&v, (void *)f);
@@ -194,6 +220,41 @@ static const char *image_name(const char *module)
 	}
 	return target_is_running_kernel() ? "/sys/kernel/notes"
 		: xsprintf("/boot/vmlinuz-%s", target_release());
+}
+
+/* The build-id of module's image (NULL: the kernel's), remembered in the
+ * cache folder by the image's path, size and time: reading it may mean
+ * unpacking a compressed kernel or module, and every run needs it. */
+static const char *image_build_id(const char *module)
+{
+	const char *path = module ? kernel_module_file(module)
+		: target_is_running_kernel() ? NULL
+		: xsprintf("/boot/vmlinuz-%s", target_release());
+	struct stat st;
+	const char *dir;
+	if (!path || stat(path, &st) != 0 || !(dir = cache_subdir("debuginfo")))
+		return module ? kernel_module_build_id(module) : kernel_image_build_id();
+	Sha256 h;
+	sha256_init(&h);
+	hash_str(&h, path);
+	const char *file = xsprintf("%s/image-%s", dir, sha256_hex(&h, 32));
+	const char *stamp = xsprintf("%s\n%lld\n%lld.%09ld\n", path, (long long)st.st_size,
+				     (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	size_t len;
+	char *text = read_whole_file(file, &len);
+	size_t n = strlen(stamp);
+	if (text && len > n && !strncmp(text, stamp, n)) {
+		const char *id = text + n;
+		size_t idlen = strspn(id, "0123456789abcdef");
+		if (idlen >= 16 && id[idlen] == '\n' && n + idlen + 1 == len)
+			return intern_n(id, idlen);
+	}
+	const char *id = module ? kernel_module_build_id(module) : kernel_image_build_id();
+	if (id) {
+		const char *rec = xsprintf("%s%s\n", stamp, id);
+		write_file_atomic(file, rec, strlen(rec));
+	}
+	return id;
 }
 
 /* The first candidate with DWARF whose build-id agrees with the image's
@@ -218,8 +279,7 @@ static const DiModule *open_dwarf(KMod *k, const char *module)
 				!strcmp(path, xsprintf("%s/vmlinux", sess.kernel_build_dir));
 		if (!image_read && !own_tree) {
 			image_read = true;
-			image_id = module ? kernel_module_build_id(module)
-					  : kernel_image_build_id();
+			image_id = image_build_id(module);
 		}
 		if (!own_tree && image_id && m->build_id && strcmp(image_id, m->build_id)) {
 			refused = xsprintf(_("%s (build-id %s) does not match %s (build-id %s)"),
@@ -425,6 +485,13 @@ static void type_text(StrBuf *sb, const DiType *t, const char *suffix, int depth
 		sb_printf(sb, "enum %s%s", name ? name : "{...}", suffix);
 		return;
 	case DI_TYPE_POINTER:
+		/* a va_list parameter is a pointer to gcc's __va_list_tag in
+		 * DWARF; stap shows it as the va_list it was declared */
+		if (t->target && t->target->kind == DI_TYPE_STRUCT && t->target->name &&
+		    !strcmp(t->target->name, "__va_list_tag")) {
+			sb_printf(sb, "va_list%s", suffix);
+			return;
+		}
 		if (t->target && t->target->kind == DI_TYPE_FUNC) {
 			type_text(sb, t->target, xsprintf("(*%s)", suffix), depth + 1);
 			return;
@@ -441,11 +508,8 @@ static void type_text(StrBuf *sb, const DiType *t, const char *suffix, int depth
 		type_text(sb, t->target, suffix, depth + 1);
 		return;
 	case DI_TYPE_ARRAY:
-		if (t->count >= 0)
-			type_text(sb, t->target, xsprintf("%s[%lld]", suffix,
-							  (long long)t->count), depth + 1);
-		else
-			type_text(sb, t->target, xsprintf("%s[]", suffix), depth + 1);
+		/* stap's -L shows no element count: "struct iovec[]" */
+		type_text(sb, t->target, xsprintf("[]%s", suffix), depth + 1);
 		return;
 	case DI_TYPE_FUNC: {
 		StrBuf params = { 0 };
@@ -454,8 +518,9 @@ static void type_text(StrBuf *sb, const DiType *t, const char *suffix, int depth
 				sb_puts(&params, ", ");
 			type_text(&params, vec_get(&t->members, i), "", depth + 1);
 		}
-		type_text(sb, t->target, xsprintf(" %s(%s)", suffix, sb_cstr(&params)),
-			  depth + 1);
+		/* stap's spacing: "int (*) (struct dentry*, void*)" */
+		type_text(sb, t->target, xsprintf(" %s%s(%s)", suffix, *suffix ? " " : "",
+						  sb_cstr(&params)), depth + 1);
 		sb_free(&params);
 		return;
 	}
