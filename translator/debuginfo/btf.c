@@ -694,6 +694,8 @@ const char *kernel_image_build_id(void)
 	if (!running_read) {
 		running_read = true;
 		running = build_id_of_notes_file("/sys/kernel/notes");
+		if (!running)   /* no sysfs (a chroot): the image in /boot */
+			running = target_image()->build_id;
 	}
 	return running;
 }
