@@ -47,8 +47,9 @@
 
 /* ================= reading files and unpacking them ================= */
 
-/* Nothing unpacked may grow past this: a vmlinux is ~100 MB. */
-#define UNPACK_LIMIT ((size_t)1 << 30)
+/* Nothing unpacked may grow past this: the vmlinux in a vmlinuz is
+ * ~70 MB, a module without its debug sections a few MB. */
+#define UNPACK_LIMIT ((size_t)256 << 20)
 
 /* A heap buffer (freed by the caller): these are megabytes read once, so
  * they stay out of the arena. */
@@ -142,7 +143,7 @@ static const char *unpack_xz(const unsigned char *in, size_t len, Bytes *out,
 	const char *err = NULL;
 	for (;;) {
 		if (!out_reserve(out, &cap, 1 << 20)) {
-			err = _("unpacks to more than 1 GiB");
+			err = _("unpacks to more than 256 MiB");
 			break;
 		}
 		s.next_out = out->data + out->len;
@@ -177,7 +178,7 @@ static const char *unpack_zstd(const unsigned char *in, size_t len, Bytes *out,
 	if (!ZSTD_isError(frame)) {
 		if (whole != ZSTD_CONTENTSIZE_UNKNOWN && whole != ZSTD_CONTENTSIZE_ERROR) {
 			if (whole > UNPACK_LIMIT)
-				return _("unpacks to more than 1 GiB");
+				return _("unpacks to more than 256 MiB");
 			if (cap < whole) {
 				out->data = xrealloc_heap(out->data, whole ? whole : 1);
 				cap = whole;
@@ -200,7 +201,7 @@ static const char *unpack_zstd(const unsigned char *in, size_t len, Bytes *out,
 	const char *err = NULL;
 	for (;;) {
 		if (!out_reserve(out, &cap, 1 << 20)) {
-			err = _("unpacks to more than 1 GiB");
+			err = _("unpacks to more than 256 MiB");
 			break;
 		}
 		ZSTD_outBuffer ob = { out->data, cap, out->len };
@@ -233,7 +234,7 @@ static const char *unpack_gzip(const unsigned char *in, size_t len, Bytes *out,
 	size_t left = len;
 	for (;;) {
 		if (!out_reserve(out, &cap, 1 << 20)) {
-			err = _("unpacks to more than 1 GiB");
+			err = _("unpacks to more than 256 MiB");
 			break;
 		}
 		/* zlib counts in uInt */
@@ -321,8 +322,8 @@ static const char *build_id_in_notes(const unsigned char *p, size_t len)
 		memcpy(&descsz, p + off + 4, 4);
 		memcpy(&type, p + off + 8, 4);
 		size_t name_off = off + 12;
-		size_t desc_off = name_off + ((namesz + 3) & ~3u);
-		size_t next = desc_off + ((descsz + 3) & ~3u);
+		size_t desc_off = name_off + (((size_t)namesz + 3) & ~(size_t)3);
+		size_t next = desc_off + (((size_t)descsz + 3) & ~(size_t)3);
 		if (desc_off > len || next > len || next <= off)
 			return NULL;
 		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
