@@ -846,6 +846,9 @@ typedef struct BtfSet {
 	uint32_t *index;        /* its named types' ids, by name (find_named) */
 	uint32_t index_mask;
 	int lookups;            /* by name, before the index was built */
+	uint32_t *func_ids;     /* its BTF_KIND_FUNC ids (btf_functions) */
+	const char **func_names; /* and their names (libbpf's strings) */
+	uint32_t nfuncs;
 } BtfSet;
 
 static BtfSet kernel_set;
@@ -1482,18 +1485,44 @@ Vec btf_functions(const DiModule *m, const char *func_glob)
 	BtfSet *s = set_of(m);
 	if (!s->btf || !func_glob)
 		return out;
-	bool glob = has_glob(func_glob);
-	for (uint32_t id = s->first_id; id < s->end_id; id++) {
-		const struct btf_type *t = btf__type_by_id(s->btf, id);
-		if (!btf_is_func(t) || !t->name_off)
-			continue;
-		const char *n = btf__name_by_offset(s->btf, t->name_off);
+	/* A name: the name hash (a probe point each, scripts with many of
+	 * them).  A glob: every function, by the list of their ids. */
+	if (!has_glob(func_glob)) {
+		static const int func_k[] = { BTF_KIND_FUNC };
+		uint32_t id = find_named(s, func_glob, func_k, 1, -1);
+		if (id) {
+			uint32_t i = id - s->first_id;
+			if (!s->funcs[i])
+				s->funcs[i] = make_function(s, m, id, btf__type_by_id(s->btf, id));
+			vec_push(&out, s->funcs[i]);
+		}
+		return out;
+	}
+	if (!s->func_ids) {
+		size_t most = s->end_id - s->first_id + 1;
+		s->func_ids = xrealloc_heap(NULL, sizeof *s->func_ids * most);
+		s->func_names = xrealloc_heap(NULL, sizeof *s->func_names * most);
+		for (uint32_t id = s->first_id; id < s->end_id; id++) {
+			const struct btf_type *t = btf__type_by_id(s->btf, id);
+			const char *n = btf_is_func(t) && t->name_off
+				? btf__name_by_offset(s->btf, t->name_off) : NULL;
+			if (n) {
+				s->func_ids[s->nfuncs] = id;
+				s->func_names[s->nfuncs++] = n;
+			}
+		}
+	}
+	/* the literal part before the first wildcard rules out most names
+	 * without fnmatch */
+	size_t lit = strcspn(func_glob, "*?[\\");
+	for (uint32_t k = 0; k < s->nfuncs; k++) {
+		const char *n = s->func_names[k];
 		/* fnmatch with no flags: arg_glob_match's syntax */
-		if (!n || (glob ? fnmatch(func_glob, n, 0) != 0 : strcmp(func_glob, n)))
+		if (strncmp(n, func_glob, lit) || fnmatch(func_glob, n, 0) != 0)
 			continue;
-		uint32_t i = id - s->first_id;
+		uint32_t id = s->func_ids[k], i = id - s->first_id;
 		if (!s->funcs[i])
-			s->funcs[i] = make_function(s, m, id, t);
+			s->funcs[i] = make_function(s, m, id, btf__type_by_id(s->btf, id));
 		vec_push(&out, s->funcs[i]);
 	}
 	vec_sort(&out, cmp_function_name);
