@@ -763,13 +763,39 @@ static const char *module_name_of_path(const char *path)
 static Vec mod_names, mod_paths;  /* interned names, paths */
 static bool mods_read;
 
+static void module_found(const char *name, const char *path)
+{
+	vec_push(&mod_names, (void *)name);
+	vec_push(&mod_paths, (void *)path);
+}
+
+/* Every module file under dir, for a tree without modules.dep. */
+static void walk_modules(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && depth < 16 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		const char *p = xsprintf("%s/%s", dir, de->d_name);
+		const char *name = module_name_of_path(p);
+		if (name && de->d_type != DT_DIR)
+			module_found(name, p);
+		else if (de->d_type == DT_DIR || (de->d_type == DT_UNKNOWN && is_dir(p)))
+			walk_modules(p, depth + 1);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* Lines "path: deps" (modules.dep) or "path" (a build tree's
- * modules.order, where a path may end in .o). */
-static void read_module_list(const char *dir, const char *file)
+ * modules.order, where a path may end in .o).  false when there is no
+ * such file. */
+static bool read_module_list(const char *dir, const char *file)
 {
 	Bytes b;
 	if (!read_bytes(xsprintf("%s/%s", dir, file), &b))
-		return;
+		return false;
 	char *text = xstrndup((char *)b.data, b.len);
 	bytes_free(&b);
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -778,11 +804,10 @@ static void read_module_list(const char *dir, const char *file)
 		if (n > 2 && !strcmp(line + n - 2, ".o"))
 			line = xsprintf("%.*s.ko", (int)(n - 2), line);
 		const char *name = module_name_of_path(line);
-		if (!name)
-			continue;
-		vec_push(&mod_names, (void *)name);
-		vec_push(&mod_paths, line[0] == '/' ? line : xsprintf("%s/%s", dir, line));
+		if (name)
+			module_found(name, line[0] == '/' ? line : xsprintf("%s/%s", dir, line));
 	}
+	return true;
 }
 
 const char *kernel_module_file(const char *module)
@@ -791,8 +816,11 @@ const char *kernel_module_file(const char *module)
 		mods_read = true;
 		if (sess.kernel_build_dir)
 			read_module_list(sess.kernel_build_dir, "modules.order");
-		read_module_list(xsprintf("/lib/modules/%s", target_release()),
-				 "modules.dep");
+		const char *lib = xsprintf("/lib/modules/%s", target_release());
+		if (!read_module_list(lib, "modules.dep")) {
+			walk_modules(xsprintf("%s/kernel", lib), 0);
+			walk_modules(xsprintf("%s/updates", lib), 0);
+		}
 	}
 	const char *want = norm_module(module);
 	for (int i = 0; i < mod_names.len; i++)
@@ -1433,7 +1461,9 @@ static DiFunction *make_function(BtfSet *s, const DiModule *m, uint32_t id,
 	DiFunction *f = NEW(DiFunction);
 	f->name = btf_name(s, t->name_off);
 	f->module = m;
-	f->external = btf_vlen(t) == BTF_FUNC_GLOBAL;  /* FUNC: vlen is the linkage */
+	/* FUNC: vlen is the linkage, which pahole writes static for
+	 * nearly every kernel function */
+	f->external = btf_vlen(t) == BTF_FUNC_GLOBAL;
 	const struct btf_type *proto = btf__type_by_id(s->btf, t->type);
 	if (!proto || !btf_is_func_proto(proto))
 		return f;
