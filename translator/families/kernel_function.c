@@ -573,6 +573,8 @@ static Vec matching_functions(Resolver *r, const FuncPattern *fp,
 			continue;
 		if ((k->ret || k->callee || k->callees) && f->inlined)
 			continue;
+		if (f->decl.file && blocked_file_pattern(f->decl.file))
+			continue;
 		if (k->exported && !namelist_has(exp, f->name))
 			continue;
 		vec_push(&fs, (void *)f);
@@ -582,6 +584,19 @@ static Vec matching_functions(Resolver *r, const FuncPattern *fp,
 	 * -L lists first) */
 	if (fs.len > 1)
 		vec_sort(&fs, cmp_func_name_inline);
+	/* labels: of the out-of-line copy when there is one (as stap) */
+	if (k->label) {
+		int n = 0;
+		for (int i = 0; i < fs.len; i++) {
+			const DiFunction *f = fs.data[i];
+			const DiFunction *first = n ? fs.data[n - 1] : NULL;
+			if (f->inlined && first && !first->inlined &&
+			    !strcmp(first->name, f->name))
+				continue;
+			fs.data[n++] = (void *)f;
+		}
+		fs.len = n;
+	}
 	return fs;
 }
 
@@ -717,9 +732,14 @@ static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
 				Vec labels = di_function_labels(f, comp_str(k.label));
 				for (int j = 0; j < labels.len; j++) {
 					const DiLabel *l = labels.data[j];
-					make_point(&r, pp_with_str(point_named(
-						&r, pp, function_text(f)), li, l->name),
-						f, l->pc);
+					/* named by the label's line, as stap */
+					const char *at = l->src.file && l->src.line > 0
+						? xsprintf("%s@%s:%d", f->name, l->src.file,
+							   l->src.line)
+						: function_text(f);
+					make_point(&r, pp_with_str(point_named(&r, pp, at),
+								   li, l->name),
+						   f, l->pc);
 				}
 			} else if (k.callee || k.callees) {
 				ProbePointComp *cc = k.callee ? k.callee : k.callees;
