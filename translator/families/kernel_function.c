@@ -690,10 +690,11 @@ static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
 		return 0;
 	const char *need = src == DI_SRC_BTF ? needs_dwarf(&fp, &k) : NULL;
 	if (need) {
-		error_at(fc->loc, _("'%s' needs DWARF debuginfo for %s, and tapc found "
-				    "only BTF for %s (%s); with BTF only a function's "
-				    "entry and return can be probed"),
-			 pp_text(pp), need, module ? module : "the kernel",
+		error_at(fc->loc, _("'%s' needs DWARF debuginfo (for %s), and %s has "
+				    "only BTF, which gives a function's entry and "
+				    "return: %s"),
+			 pp_text(pp), need,
+			 module ? xsprintf(_("module %s"), module) : _("the kernel"),
 			 di_why_no_dwarf(module));
 		return -1;
 	}
