@@ -94,6 +94,8 @@ tapc_dist_files = \
 	Makefile.am \
 	README.md \
 	bench/all \
+	bench/debuginfo \
+	bench/di_query.c \
 	bench/front-end \
 	bench/runtime \
 	bench/workloads/getppid_bench.c \
@@ -646,6 +648,7 @@ tapc_dist_files = \
 	testsuite/unit/test_btf.c \
 	testsuite/unit/test_build.c \
 	testsuite/unit/test_debuginfo.c \
+	testsuite/unit/test_dwarf.c \
 	testsuite/unit/test_probes.c \
 	testsuite/unit/test_util.c \
 	testsuite/vm/init \
