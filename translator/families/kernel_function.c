@@ -453,8 +453,8 @@ static bool place_probe(const char *module, DiSource src, const DiFunction *f,
 
 /* The $variables of a point, as stap lists them: those with a location
  * at pc, an inner block's shadowing an outer one's; at a .return point
- * $return and those of the function's entry (the values at entry).  An
- * inlined instance's come last to first, as stap has them. */
+ * $return and those of the function's entry (the values at entry), in
+ * the order di_variables_at() gives them (stap's). */
 static void add_ctx_vars(ResolvedPoint *rp, const DiFunction *f, uint64_t pc)
 {
 	if (rp->is_return && f->ret)
@@ -474,7 +474,7 @@ static void add_ctx_vars(ResolvedPoint *rp, const DiFunction *f, uint64_t pc)
 			vec_push(&keep, (void *)v);
 	}
 	for (int i = 0; i < keep.len; i++) {
-		const DiVariable *v = keep.data[f->inlined ? keep.len - 1 - i : i];
+		const DiVariable *v = keep.data[i];
 		CtxVar *cv = rp_var(rp, v->name, TY_LONG, di_type_text(v->type));
 		cv->writable = true;
 	}
