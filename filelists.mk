@@ -757,11 +757,13 @@ tapc_dist_files = \
 	translator/derive.c \
 	translator/diag.c \
 	translator/driver.h \
+	translator/dvars.c \
 	translator/elab.c \
 	translator/elab.h \
 	translator/emit/emit.h \
 	translator/emit/emit_priv.h \
 	translator/emit/expr.c \
+	translator/emit/location.c \
 	translator/emit/module.c \
 	translator/emit/printer.c \
 	translator/emit/stmt.c \
@@ -800,5 +802,6 @@ tapc_dist_files = \
 	translator/tapc.h \
 	translator/tapsets.c \
 	translator/target.c \
+	translator/tpath.h \
 	translator/types.c \
 	translator/util.c

@@ -5,6 +5,7 @@
 
 #include "passes.h"
 #include "families/probes.h"
+#include "debuginfo/debuginfo.h"
 
 /* ---- tapsets.c: the tapset index and lazy loading ---- */
 
@@ -89,6 +90,23 @@ const char *plain_point(ProbePoint *pp);
 void derive_probe(Probe *p);
 
 /* ---- ctxvars.c: context variables ---- */
+
+/* ---- dvars.c: target expressions typed from DWARF/BTF (tpath.h) ---- */
+
+struct TargetPath;
+/* True when rp's variables come from debug information. */
+bool rp_has_debug_vars(const ResolvedPoint *rp);
+/* $name or $return of n at rp (entry: as at the function's entry); NULL
+ * when rp has no debug information or after an error (reported when
+ * `report`). */
+struct TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report);
+struct TargetPath *debug_target_vars(ResolvedPoint *rp, Node *n, bool entry);
+/* @cast(...) of n (NULL: no types for its module, or an error). */
+struct TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report);
+struct TargetPath *atvar_target(Node *n, bool report);
+struct TargetPath *typed_ctx_target(ResolvedPoint *rp, Node *n, const char *ctype,
+				    bool report);
+struct TargetPath *autocast_target(const DiType *t, Node *n, bool report);
 
 void check_contexts(void);
 
