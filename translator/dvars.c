@@ -35,7 +35,8 @@ static bool debug_point(const ResolvedPoint *rp, DebugPoint *out)
 	if (d->difunc) {
 		out->func = d->difunc;
 		out->pc = d->pc;
-		out->at_entry = d->offset == 0 && !d->difunc->inlined;
+		out->at_entry = !d->difunc->inlined && (d->pc == d->difunc->entry_pc ||
+						    d->pc == d->difunc->low_pc);
 		return true;
 	}
 	if (!d->function || !*d->function || arg_has_glob(d->function) ||
