@@ -106,24 +106,58 @@ static void print_sorted_unique(Vec *lines)
 			printf("%s\n", (char *)vec_get(lines, i));
 }
 
-static const char *probe_vars_text(Probe *p)
+/* The " name:type" parts of a probe's -L line: an alias's variables, or
+ * a plain point's context variables. */
+static Vec probe_var_parts(Probe *p)
 {
-	StrBuf sb = { 0 };
+	Vec parts = { 0 };
 	for (int i = 0; i < p->locals.len; i++) {
 		Var *v = vec_get(&p->locals, i);
 		if (v->name[0] == '_')
 			continue;
-		sb_printf(&sb, " %s:%s", v->name, type_name(v->type));
+		vec_push(&parts, (void *)xsprintf(" %s:%s", v->name, type_name(v->type)));
 	}
 	/* an alias names its variables; a plain point shows the context */
 	ResolvedPoint *rp = p->from_alias ? NULL : p->rp;
 	for (int i = 0; rp && i < rp->ctx_vars.len; i++) {
 		CtxVar *cv = vec_get(&rp->ctx_vars, i);
-		sb_printf(&sb, " $%s:%s", cv->name, cv->ctype ? cv->ctype : type_name(cv->type));
+		vec_push(&parts, (void *)xsprintf(" $%s:%s", cv->name,
+						  cv->ctype ? cv->ctype : type_name(cv->type)));
 	}
+	return parts;
+}
+
+static const char *probe_vars_text(Probe *p)
+{
+	Vec parts = probe_var_parts(p);
+	StrBuf sb = { 0 };
+	for (int i = 0; i < parts.len; i++)
+		sb_puts(&sb, parts.data[i]);
 	const char *r = xstrdup(sb_cstr(&sb));
 	sb_free(&sb);
 	return r;
+}
+
+/* -l/-L entries by name, then in the order pass 2 made them. */
+typedef struct ListEntry {
+	Derived *dv;
+	int order;
+} ListEntry;
+
+static int cmp_list_entry(const void *a, const void *b)
+{
+	const ListEntry *x = *(const ListEntry *const *)a;
+	const ListEntry *y = *(const ListEntry *const *)b;
+	int c = strcmp(x->dv->list_name, y->dv->list_name);
+	return c ? c : x->order - y->order;
+}
+
+static bool has_part(const Vec *parts, const char *s)
+{
+	for (int i = 0; i < parts->len; i++)
+		if (!strcmp(parts->data[i], s))
+			return true;
+	return false;
 }
 
 int list_probe_points(const char *pattern, bool with_vars)
@@ -147,14 +181,45 @@ int list_probe_points(const char *pattern, bool with_vars)
 	optimize_before_types();
 	check_contexts();
 	infer_types();
-	Vec lines = { 0 };
+	/* One line per name: the probes of a name (the inlined instances of a
+	 * function) list the variables all of them have. */
+	Vec entries = { 0 };
 	for (int i = 0; i < derived.len; i++) {
 		Derived *dv = vec_get(&derived, i);
 		if (dv->probe->from_tapset)
 			continue;
-		vec_push(&lines, (void *)(with_vars ? xsprintf("%s%s", dv->list_name,
-							  probe_vars_text(dv->probe))
-					   : dv->list_name));
+		ListEntry *le = NEW(ListEntry);
+		le->dv = dv;
+		le->order = i;
+		vec_push(&entries, le);
+	}
+	if (entries.len > 1)
+		qsort(entries.data, entries.len, sizeof(void *), cmp_list_entry);
+	Vec lines = { 0 };
+	for (int i = 0; i < entries.len;) {
+		Derived *first = ((ListEntry *)entries.data[i])->dv;
+		Vec keep = with_vars ? probe_var_parts(first->probe) : (Vec){ 0 };
+		int j = i + 1;
+		for (; j < entries.len; j++) {
+			Derived *dv = ((ListEntry *)entries.data[j])->dv;
+			if (strcmp(dv->list_name, first->list_name))
+				break;
+			if (!with_vars)
+				continue;
+			Vec pv = probe_var_parts(dv->probe);
+			int n = 0;
+			for (int k = 0; k < keep.len; k++)
+				if (has_part(&pv, keep.data[k]))
+					keep.data[n++] = keep.data[k];
+			keep.len = n;
+		}
+		StrBuf sb = { 0 };
+		sb_puts(&sb, first->list_name);
+		for (int k = 0; k < keep.len; k++)
+			sb_puts(&sb, keep.data[k]);
+		vec_push(&lines, (void *)xstrdup(sb_cstr(&sb)));
+		sb_free(&sb);
+		i = j;
 	}
 	print_sorted_unique(&lines);
 	return error_count || !lines.len;

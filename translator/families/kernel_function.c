@@ -11,6 +11,8 @@
 #include "emit_glue.h"
 #include "kprobe.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <string.h>
 
 /* ResolvedPoint.data: KernelPointData (kprobe.h), as pass 3 puts these
@@ -102,9 +104,10 @@ static Vec expand_functions(const NameList *l, const char *glob)
 
 /* ---- kernel.function / module().function / .statement ---- */
 
-/* Resolve one function-like point of one module (NULL = kernel). */
-static int resolve_dwarf_in(const ProbeFamily *fam, ProbePoint *pp,
-			    const char *module, const NameList *syms, Vec *out)
+/* Resolve one function-like point of one module (NULL = kernel) with
+ * symbols only (DI_SRC_NONE). */
+static int resolve_symbols_in(const ProbeFamily *fam, ProbePoint *pp,
+			      const char *module, const NameList *syms, Vec *out)
 {
 	bool is_stmt = pp_has(pp, "statement");
 	int fi = pp_comp_index(pp, is_stmt ? "statement" : "function");
@@ -165,6 +168,622 @@ static int resolve_dwarf_in(const ProbeFamily *fam, ProbePoint *pp,
 	else
 		near_functions(pp, fi, fp.func, function_bases(syms));
 	return push_function_points(fam, pp, fi, text, &names, &proto, true, out);
+}
+
+/* ---- with DWARF or BTF ---- */
+
+/* A line part: ":N", ":N-M", ":*", "+N", or several of the ':' ones
+ * separated by commas (":3,7-9"). */
+typedef struct LineRange {
+	int lo, hi;
+} LineRange;
+
+#define MAX_LINE_RANGES 16
+
+typedef struct LineSpec {
+	bool given;
+	bool relative;          /* "+N": from the function's declaration */
+	int n;
+	LineRange r[MAX_LINE_RANGES];
+} LineSpec;
+
+static bool parse_int(const char **s, int *out)
+{
+	const char *p = *s;
+	long v = 0;
+	if (*p < '0' || *p > '9')
+		return false;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (*p++ - '0');
+		if (v > 10000000)
+			return false;
+	}
+	*s = p;
+	*out = (int)v;
+	return true;
+}
+
+/* Parse fp->line into *ls; false after an error at fc. */
+static bool parse_line_spec(ProbePointComp *fc, const FuncPattern *fp,
+			    LineSpec *ls)
+{
+	memset(ls, 0, sizeof *ls);
+	const char *s = fp->line;
+	if (!s)
+		return true;
+	ls->given = true;
+	if (!fp->file) {
+		error_at(fc->loc, _("a line number needs a source file: "
+				    "\"%s@FILE%s\" (\"%s@*%s\" for any file)"),
+			 fp->func, s, fp->func, s);
+		return false;
+	}
+	const char *p = s + 1;
+	if (*s == '+') {
+		ls->relative = true;
+		if (!parse_int(&p, &ls->r[0].lo) || *p)
+			goto bad;
+		ls->r[0].hi = ls->r[0].lo;
+		ls->n = 1;
+		return true;
+	}
+	for (;;) {
+		if (ls->n == MAX_LINE_RANGES)
+			goto bad;
+		LineRange *r = &ls->r[ls->n++];
+		if (*p == '*') {
+			p++;
+			r->lo = 0;
+			r->hi = INT_MAX;
+		} else {
+			if (!parse_int(&p, &r->lo))
+				goto bad;
+			r->hi = r->lo;
+			if (*p == '-' && (p++, !parse_int(&p, &r->hi)))
+				goto bad;
+			if (r->hi < r->lo)
+				goto bad;
+		}
+		if (!*p)
+			return true;
+		if (*p++ != ',')
+			goto bad;
+	}
+bad:
+	error_at(fc->loc, _("bad line number part '%s' in \"%s\": it must be "
+			    ":N, :N-M, :* (a comma-separated list of them) or +N"),
+		 s, comp_str(fc));
+	return false;
+}
+
+/* The suffixes of a point, read once. */
+typedef struct PointKind {
+	bool stmt, call, exported, inl, ret, nearest;
+	ProbePointComp *label, *callee, *callees;
+} PointKind;
+
+static PointKind point_kind(ProbePoint *pp)
+{
+	PointKind k = {
+		.stmt = pp_has(pp, "statement"), .call = pp_has(pp, "call"),
+		.exported = pp_has(pp, "exported"), .inl = pp_has(pp, "inline"),
+		.ret = pp_has(pp, "return"), .nearest = pp_has(pp, "nearest"),
+		.label = pp_comp(pp, "label"), .callee = pp_comp(pp, "callee"),
+		.callees = pp_comp(pp, "callees"),
+	};
+	return k;
+}
+
+/* "vfs_read@fs/read_write.c:450": how points name a function found in
+ * the debug information (BTF has no source: the name alone). */
+static const char *function_text(const DiFunction *f)
+{
+	if (!f->decl.file)
+		return f->name;
+	if (f->decl.line <= 0)
+		return xsprintf("%s@%s", f->name, f->decl.file);
+	return xsprintf("%s@%s:%d", f->name, f->decl.file, f->decl.line);
+}
+
+/* ---- where a probe goes at run time ----
+ *
+ * In the kernel proper, at its file address plus the kernel's load
+ * offset (KASLR), which the module learns from kfree's address (see
+ * kprobe.c, kprobe_where): this places statements, inlined instances and
+ * compiler clones ("foo.isra.0") whatever their symbols are.  In a
+ * module, at the symbol of the out-of-line function that holds the
+ * address plus the offset into it, which the kernel resolves when the
+ * probe is registered ("ext4:ext4_file_read_iter" + 12). */
+
+/* The out-of-line functions of a module, by address. */
+typedef struct FuncTable {
+	const char *module;
+	Vec funcs;              /* DiFunction *, by low_pc */
+} FuncTable;
+
+static int cmp_func_low(const void *a, const void *b)
+{
+	const DiFunction *x = *(const DiFunction *const *)a;
+	const DiFunction *y = *(const DiFunction *const *)b;
+	return x->low_pc < y->low_pc ? -1 : x->low_pc > y->low_pc;
+}
+
+static const FuncTable *func_table(const char *module)
+{
+	static Vec tables;
+	const char *m = module ? intern(module) : NULL;
+	for (int i = 0; i < tables.len; i++) {
+		FuncTable *t = tables.data[i];
+		if (t->module == m)
+			return t;
+	}
+	FuncTable *t = NEW(FuncTable);
+	t->module = m;
+	t->funcs = di_functions(module, "*", NULL, false);
+	if (t->funcs.len > 1)
+		vec_sort(&t->funcs, cmp_func_low);
+	vec_push(&tables, t);
+	return t;
+}
+
+/* The out-of-line function of module whose code holds pc, or NULL. */
+static const DiFunction *outer_function(const char *module, uint64_t pc)
+{
+	const FuncTable *t = func_table(module);
+	int lo = 0, hi = t->funcs.len - 1;
+	const DiFunction *best = NULL;
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		const DiFunction *f = t->funcs.data[mid];
+		if (f->low_pc <= pc) {
+			best = f;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return best && pc < best->high_pc ? best : NULL;
+}
+
+/* The module's function symbol for an out-of-line function: its name,
+ * else the one compiler clone of it ("name.isra.0").  NULL when there is
+ * none or more than one. */
+static const char *module_symbol_for(const char *module, const DiFunction *f)
+{
+	const DiModule *m = di_module(module);
+	const char *file = m ? (m->debug_path ? m->debug_path : m->path) : NULL;
+	const ObjectFacts *of = file ? object_facts(file) : NULL;
+	if (!of || !of->readable || !of->funcs.len)
+		return f->name;         /* unknown: the kernel checks it */
+	if (namelist_has(&of->funcs, f->name))
+		return f->name;
+	const char *found = NULL;
+	size_t n = strlen(f->name);
+	for (int i = 0; i < of->funcs.len; i++) {
+		const char *s = of->funcs.names[i];
+		if (!strncmp(s, f->name, n) && s[n] == '.') {
+			if (found)
+				return NULL;
+			found = s;
+		}
+	}
+	return found;
+}
+
+/* True when the module has more than one out-of-line function called
+ * name (static functions of different files): a symbol cannot say which. */
+static bool name_repeats(const char *module, const char *name)
+{
+	Vec same = di_functions(module, name, NULL, false);
+	uint64_t first = same.len ? ((DiFunction *)same.data[0])->low_pc : 0;
+	for (int i = 1; i < same.len; i++)
+		if (((DiFunction *)same.data[i])->low_pc != first)
+			return true;
+	return false;
+}
+
+/* Fill d's run-time place for a probe at pc in f (an out-of-line function
+ * or an inlined instance).  False, with *why set, when it cannot be
+ * placed. */
+static bool place_probe(const char *module, DiSource src, const DiFunction *f,
+			uint64_t pc, KernelPointData *d, const char **why)
+{
+	d->difunc = f;
+	d->pc = pc;
+	if (src == DI_SRC_BTF) {        /* entries only, by symbol */
+		d->function = f->name;
+		d->offset = 0;
+		return true;
+	}
+	if (!module) {                  /* placed by address (kprobe_where) */
+		d->function = f->name;
+		d->offset = 0;
+		return true;
+	}
+	const DiFunction *outer = f->inlined || pc < f->low_pc || pc >= f->high_pc
+		? outer_function(module, pc) : f;
+	if (!outer) {
+		*why = xsprintf(_("no out-of-line function holds address 0x%llx"),
+				(unsigned long long)pc);
+		return false;
+	}
+	d->function = outer->name;
+	d->offset = pc - outer->low_pc;
+	if (name_repeats(module, outer->name)) {
+		*why = xsprintf(_("module %s has more than one function called %s, "
+				  "and its symbol cannot say which"),
+				module, outer->name);
+		return false;
+	}
+	const char *sym = module_symbol_for(module, outer);
+	if (!sym) {
+		*why = xsprintf(_("module %s has no single symbol for function %s"),
+				module, outer->name);
+		return false;
+	}
+	d->function = sym;
+	return true;
+}
+
+/* The $variables of a point, as stap lists them: those with a location
+ * at pc, an inner block's shadowing an outer one's; at a .return point
+ * $return and those of the function's entry (the values at entry).  An
+ * inlined instance's come last to first, as stap has them. */
+static void add_ctx_vars(ResolvedPoint *rp, const DiFunction *f, uint64_t pc)
+{
+	if (rp->is_return && f->ret)
+		rp_var(rp, "return", TY_LONG, di_type_text(f->ret));
+	Vec vars = di_variables_at(f, rp->is_return ? f->entry_pc : pc);
+	Vec keep = { 0 };
+	for (int i = 0; i < vars.len; i++) {
+		const DiVariable *v = vars.data[i];
+		if (!v->name || v->loc.kind == DI_LOC_NONE)
+			continue;
+		bool shadowed = false;
+		for (int j = i + 1; j < vars.len && !shadowed; j++) {
+			const DiVariable *w = vars.data[j];
+			shadowed = w->name && !strcmp(w->name, v->name);
+		}
+		if (!shadowed)
+			vec_push(&keep, (void *)v);
+	}
+	for (int i = 0; i < keep.len; i++) {
+		const DiVariable *v = keep.data[f->inlined ? keep.len - 1 - i : i];
+		CtxVar *cv = rp_var(rp, v->name, TY_LONG, di_type_text(v->type));
+		cv->writable = true;
+	}
+}
+
+/* What one resolution collects before it makes points. */
+typedef struct Resolver {
+	const ProbeFamily *fam;
+	ProbePoint *pp;
+	int fi;                 /* the function/statement component */
+	const char *module;
+	DiSource src;
+	KernelPointData proto;
+	bool wildcard;          /* the pattern may stand for many */
+	Vec seen;               /* (uintptr_t) pc of points made */
+	int made, refused;
+	const char *why;        /* why the last one was refused */
+	Vec *out;
+} Resolver;
+
+static bool seen_pc(Resolver *r, uint64_t pc)
+{
+	for (int i = 0; i < r->seen.len; i++)
+		if ((uint64_t)(uintptr_t)r->seen.data[i] == pc)
+			return true;
+	vec_push(&r->seen, (void *)(uintptr_t)pc);
+	return false;
+}
+
+/* The point pp with the function component's argument arg. */
+static ProbePoint *point_named(Resolver *r, ProbePoint *pp, const char *arg)
+{
+	return strcmp(arg, comp_str(pp->comps.data[r->fi]))
+		? pp_with_str(pp, r->fi, arg) : pp;
+}
+
+/* One resolved point c at pc in f (an out-of-line function or an inlined
+ * instance), once per pc of a function. */
+static void make_point(Resolver *r, ProbePoint *c, const DiFunction *f,
+		       uint64_t pc)
+{
+	if (seen_pc(r, pc))
+		return;
+	KernelPointData *d = NEW(KernelPointData);
+	*d = r->proto;
+	const char *why = NULL;
+	if (!place_probe(r->module, r->src, f, pc, d, &why)) {
+		r->refused++;
+		r->why = why;
+		return;
+	}
+	ResolvedPoint *rp = rp_push(r->out, r->fam, c);
+	rp->data = d;
+	rp->needs_debuginfo = false;
+	add_ctx_vars(rp, f, pc);
+	r->made++;
+}
+
+/* Statement points on the lines of f that the spec asks for. */
+static void statement_lines(Resolver *r, const DiFunction *f,
+			    const LineSpec *ls, bool nearest, bool as_function)
+{
+	for (int i = 0; i < ls->n; i++) {
+		int lo = ls->r[i].lo, hi = ls->r[i].hi;
+		if (ls->relative) {
+			lo += f->decl.line;
+			hi += f->decl.line;
+		}
+		Vec lines = di_function_lines(f, lo, hi);
+		if (!lines.len && nearest && lo == hi)
+			lines = di_function_lines(f, lo, INT_MAX);
+		int want = lines.len && nearest && lo == hi
+			? ((DiLine *)lines.data[0])->src.line : -1;
+		for (int j = 0; j < lines.len; j++) {
+			const DiLine *l = lines.data[j];
+			if (want >= 0 && l->src.line != want)
+				continue;
+			/* stap names a .nearest point by the line asked for */
+			int shown = nearest && lo == hi ? lo : l->src.line;
+			const char *file = l->src.file ? l->src.file : f->decl.file;
+			const char *arg = as_function ? function_text(f)
+				: xsprintf("%s@%s:%d", f->name, file ? file : "?", shown);
+			make_point(r, point_named(r, r->pp, arg), f, l->pc);
+		}
+	}
+}
+
+static int cmp_func_name_inline(const void *a, const void *b)
+{
+	const DiFunction *x = *(const DiFunction *const *)a;
+	const DiFunction *y = *(const DiFunction *const *)b;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	if (x->inlined != y->inlined)
+		return x->inlined - y->inlined;
+	return x->entry_pc < y->entry_pc ? -1 : x->entry_pc > y->entry_pc;
+}
+
+/* The functions a pattern stands for, with the suffixes' filters. */
+static Vec matching_functions(Resolver *r, const FuncPattern *fp,
+			      const PointKind *k, int *inline_only)
+{
+	bool want_inline = r->src == DI_SRC_DWARF && !k->call && !k->exported;
+	Vec all = di_functions(r->module, fp->func, fp->file, want_inline);
+	Vec fs = { 0 };
+	const NameList *exp = k->exported ? kernel_exported_symbols(r->module) : NULL;
+	/* the kernel's symbols leave out its init text, freed after boot */
+	const NameList *syms = r->module || r->src != DI_SRC_DWARF ? NULL
+		: kernel_function_symbols();
+	int outs = 0, inls = 0;
+	for (int i = 0; i < all.len; i++) {
+		const DiFunction *f = all.data[i];
+		if (blocked_function(f->name) ||
+		    (syms && !f->inlined && !symbols_have_function(syms, f->name)))
+			continue;
+		if (f->inlined)
+			inls++;
+		else
+			outs++;
+		if (k->inl && !f->inlined)
+			continue;
+		if ((k->ret || k->callee || k->callees) && f->inlined)
+			continue;
+		if (k->exported && !namelist_has(exp, f->name))
+			continue;
+		vec_push(&fs, (void *)f);
+	}
+	*inline_only = !outs && inls;
+	/* a function's out-of-line copy before its inlined instances (what
+	 * -L lists first) */
+	if (fs.len > 1)
+		vec_sort(&fs, cmp_func_name_inline);
+	return fs;
+}
+
+/* "Did you mean" for a function that matched nothing: the names the
+ * debug information has. */
+static void near_debug_functions(Resolver *r, const char *want)
+{
+	const NameList *syms = r->module ? NULL : kernel_function_symbols();
+	if (syms) {             /* cheaper than every function's DWARF */
+		near_functions(r->pp, r->fi, want, function_bases(syms));
+		return;
+	}
+	const FuncTable *t = func_table(r->module);
+	Vec names = { 0 };
+	for (int i = 0; i < t->funcs.len; i++)
+		vec_push(&names, (void *)((DiFunction *)t->funcs.data[i])->name);
+	NameList l = { 0 };
+	namelist_finish(&l, &names);
+	near_functions(r->pp, r->fi, want, &l);
+}
+
+/* What a point asks for that BTF cannot give, or NULL. */
+static const char *needs_dwarf(const FuncPattern *fp, const PointKind *k)
+{
+	if (k->stmt)
+		return ".statement";
+	if (fp->file)
+		return "a source file (@FILE)";
+	if (fp->line)
+		return "a line number";
+	if (k->inl)
+		return ".inline";
+	if (k->label)
+		return ".label";
+	if (k->callee)
+		return ".callee";
+	if (k->callees)
+		return ".callees";
+	return NULL;
+}
+
+static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
+				const char *module, DiSource src, Vec *out)
+{
+	PointKind k = point_kind(pp);
+	int fi = pp_comp_index(pp, k.stmt ? "statement" : "function");
+	ProbePointComp *fc = pp->comps.data[fi];
+	const char *text = comp_str(fc);
+	Resolver r = {
+		.fam = fam, .pp = pp, .fi = fi, .module = module, .src = src,
+		.proto = { .module = module }, .out = out,
+	};
+	if (check_maxactive(pp, &r.proto) < 0)
+		return -1;
+	if (!*text) {
+		error_at(fc->loc, _("empty function pattern"));
+		return -1;
+	}
+	FuncPattern fp = split_pattern(text);
+	if (!*fp.func)
+		fp.func = "*";
+	if (fp.file && blocked_file_pattern(fp.file))
+		return 0;
+	if (!arg_has_glob(fp.func) && blocked_function(fp.func))
+		return 0;
+	const char *need = src == DI_SRC_BTF ? needs_dwarf(&fp, &k) : NULL;
+	if (need) {
+		error_at(fc->loc, _("'%s' needs DWARF debuginfo for %s, and tapc found "
+				    "only BTF for %s (%s); with BTF only a function's "
+				    "entry and return can be probed"),
+			 pp_text(pp), need, module ? module : "the kernel",
+			 di_why_no_dwarf(module));
+		return -1;
+	}
+	LineSpec ls;
+	if (!parse_line_spec(fc, &fp, &ls))
+		return -1;
+	if (ls.given && (k.ret || k.label || k.callee || k.callees || k.inl ||
+			 k.call || k.exported)) {
+		error_at(fc->loc, _("a line number cannot be combined with .%s"),
+			 k.ret ? "return" : k.label ? "label" : k.callee ? "callee"
+			 : k.callees ? "callees" : k.inl ? "inline"
+			 : k.call ? "call" : "exported");
+		return -1;
+	}
+	if (k.exported && !kernel_exported_symbols(module)) {
+		ProbePointComp *ec = pp_comp(pp, "exported");
+		error_at(ec->loc, _(".exported needs the list of exported symbols: %s"),
+			 kernel_exported_missing());
+		return -1;
+	}
+	r.wildcard = arg_has_glob(fp.func) || (fp.file && arg_has_glob(fp.file)) ||
+		     (k.label && arg_has_glob(comp_str(k.label)));
+
+	/* statement("*@FILE:LINES"): every function's code on those lines */
+	if (k.stmt && ls.given && !strcmp(fp.func, "*")) {
+		for (int i = 0; i < ls.n; i++) {
+			Vec lines = di_source_lines(module, fp.file, ls.r[i].lo,
+						    ls.r[i].hi, k.nearest);
+			for (int j = 0; j < lines.len; j++) {
+				const DiLine *l = lines.data[j];
+				if (!l->func || blocked_function(l->func->name))
+					continue;
+				int shown = k.nearest && ls.r[i].lo == ls.r[i].hi
+					? ls.r[i].lo : l->src.line;
+				make_point(&r, point_named(&r, pp, xsprintf(
+						"%s@%s:%d", l->func->name,
+						l->src.file ? l->src.file : fp.file,
+						shown)), l->func, l->pc);
+			}
+		}
+	} else {
+		int inline_only = 0;
+		Vec fs = matching_functions(&r, &fp, &k, &inline_only);
+		if (!fs.len && k.ret && inline_only) {
+			error_at(fc->loc, _("'%s' matches only inlined functions, which "
+					    "have no return of their own: .return cannot "
+					    "probe them (probe the caller, or a .statement "
+					    "after the inlined code)"), pp_text(pp));
+			return -1;
+		}
+		if (!fs.len && !arg_has_glob(fp.func) && !k.inl && !k.exported)
+			near_debug_functions(&r, fp.func);
+		for (int i = 0; i < fs.len; i++) {
+			const DiFunction *f = fs.data[i];
+			r.seen.len = 0;
+			if (k.stmt && ls.given) {
+				statement_lines(&r, f, &ls, k.nearest, false);
+			} else if (ls.given) {
+				statement_lines(&r, f, &ls, false, true);
+			} else if (k.label) {
+				int li = pp_comp_index(pp, "label");
+				Vec labels = di_function_labels(f, comp_str(k.label));
+				for (int j = 0; j < labels.len; j++) {
+					const DiLabel *l = labels.data[j];
+					make_point(&r, pp_with_str(point_named(
+						&r, pp, function_text(f)), li, l->name),
+						f, l->pc);
+				}
+			} else if (k.callee || k.callees) {
+				ProbePointComp *cc = k.callee ? k.callee : k.callees;
+				int ci = pp_comp_index(pp, k.callee ? "callee" : "callees");
+				int depth = k.callees ? (comp_is_str(cc) ? 1
+						: (int)comp_num(cc)) : 1;
+				if (k.callees && !comp_is_str(cc) && depth < 1) {
+					error_at(cc->loc, _(".callees(%d): the depth must be "
+							    "1 or more"), depth);
+					return -1;
+				}
+				Vec sites = di_function_callees(
+					f, k.callee ? comp_str(cc) : "*", depth);
+				for (int j = 0; j < sites.len; j++) {
+					const DiCallSite *cs = sites.data[j];
+					/* an out-of-line callee would need its
+					 * entry probe to check its caller */
+					if (!cs->callee || !cs->callee->inlined) {
+						r.refused++;
+						r.why = _("only inlined callees can be "
+							  "probed yet");
+						continue;
+					}
+					ProbePoint *c = pp_with_str(
+						point_named(&r, pp, function_text(cs->caller)),
+						ci, function_text(cs->callee));
+					ProbePointComp *cn = c->comps.data[ci];
+					cn->name = intern("callee");
+					make_point(&r, c, cs->callee, cs->callee->entry_pc);
+				}
+			} else if (k.stmt) {
+				make_point(&r, point_named(&r, pp, function_text(f)),
+					   f, f->entry_pc);
+			} else {
+				/* the entry itself, as stap: the DWARF location
+				 * lists say where the parameters are there */
+				make_point(&r, point_named(&r, pp, function_text(f)),
+					   f, f->entry_pc);
+			}
+		}
+	}
+	if (!r.made && r.refused && !r.wildcard) {
+		error_at(fc->loc, _("cannot place a probe for '%s': %s"), pp_text(pp),
+			 r.why);
+		return -1;
+	}
+	if (r.refused)
+		verbose(1, "probes: %d of the points of '%s' left out: %s", r.refused,
+			pp_text(pp), r.why);
+	return r.made;
+}
+
+/* Resolve one function-like point of one module (NULL = kernel): from
+ * its DWARF or BTF when it has them, else from its symbols. */
+static int resolve_dwarf_in(const ProbeFamily *fam, ProbePoint *pp,
+			    const char *module, const NameList *syms, Vec *out)
+{
+	ProbePointComp *sc = pp_comp(pp, "statement");
+	if (sc && !comp_is_str(sc))
+		return resolve_symbols_in(fam, pp, module, syms, out);
+	DiSource src = di_source(module);
+	if (src == DI_SRC_NONE)
+		return resolve_symbols_in(fam, pp, module, syms, out);
+	return resolve_debuginfo_in(fam, pp, module, src, out);
 }
 
 static int resolve_kernel_dwarf(const ProbeFamily *fam, ProbePoint *pp,
