@@ -104,7 +104,7 @@ static void check_target(Checker *ck, Node *n, bool written)
 				   "not in '%s'"), probe_text(sc));
 		return;
 	}
-	if (!cv && rp_has_debug_vars(rp)) {
+	if (rp_has_debug_vars(rp)) {
 		check_debug_target(ck, n, written, is_ret);
 		return;
 	}
@@ -465,7 +465,7 @@ static CType c_type_of(TypeFlow *tf, Node *e)
 			return none;
 		const char *name = e->name && e->name[0] == '$' ? e->name + 1 : e->name;
 		CtxVar *cv = find_ctx(tf->sc->rp, name ? name : "");
-		if (!cv && rp_has_debug_vars(rp)) {
+		if (rp_has_debug_vars(rp)) {
 			bool entry = rp->is_return && strcmp(name ? name : "", "return");
 			const DiType *dt = path_ditype(e->tpath ? e->tpath
 						       : debug_target(rp, e, entry, false), e);
@@ -690,7 +690,7 @@ static bool wrap_entry(Checker *ck, Node **slot)
 		return false;
 	if (n->kind == N_TARGET) {
 		const char *name = n->name && n->name[0] == '$' ? n->name + 1 : n->name;
-		if (!name || !strcmp(name, "return") || find_ctx(rp, name))
+		if (!name || !strcmp(name, "return"))
 			return false;
 	} else if (n->kind != N_TARGET_VARS || (n->name && strstr(n->name, "return"))) {
 		return false;

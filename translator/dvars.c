@@ -707,3 +707,20 @@ TargetPath *debug_target_vars(ResolvedPoint *rp, Node *n, bool entry)
 	}
 	return all;
 }
+
+/* Would cast_target() answer for n from types (so a NULL from it means
+ * "no such type or member")? */
+bool cast_types_known(Node *n)
+{
+	bool ok;
+	const char *module = cast_module(n, NULL, &ok);
+	return ok && have_types(module);
+}
+
+bool atvar_types_known(Node *n)
+{
+	const char *module = n->module && strcmp(n->module, "kernel") ? n->module : NULL;
+	if (module && (strchr(module, '/') || strchr(module, '<')))
+		return false;
+	return have_types(module);
+}

@@ -107,6 +107,10 @@ struct TargetPath *atvar_target(Node *n, bool report);
 struct TargetPath *typed_ctx_target(ResolvedPoint *rp, Node *n, const char *ctype,
 				    bool report);
 struct TargetPath *autocast_target(const DiType *t, Node *n, bool report);
+/* Whether the debug information for n's module is there (so a NULL
+ * cast_target/atvar_target means the type or member does not exist). */
+bool cast_types_known(Node *n);
+bool atvar_types_known(Node *n);
 
 void check_contexts(void);
 
