@@ -397,6 +397,7 @@ tapc_dist_files = \
 	testsuite/golden/sem/brace_sufficient.stp \
 	testsuite/golden/sem/condition.err \
 	testsuite/golden/sem/condition.stp \
+	testsuite/golden/sem/context_unchecked.args \
 	testsuite/golden/sem/context_unchecked.err \
 	testsuite/golden/sem/context_unchecked.stp \
 	testsuite/golden/sem/context_vars.err \
@@ -466,6 +467,7 @@ tapc_dist_files = \
 	testsuite/golden/sem/tapset_noglobal.args \
 	testsuite/golden/sem/tapset_noglobal.err \
 	testsuite/golden/sem/tapset_noglobal.stp \
+	testsuite/golden/sem/targetvars_debuginfo.args \
 	testsuite/golden/sem/targetvars_debuginfo.err \
 	testsuite/golden/sem/targetvars_debuginfo.stp \
 	testsuite/golden/sem/type_mismatch.err \
@@ -646,6 +648,7 @@ tapc_dist_files = \
 	testsuite/unit/test_btf.c \
 	testsuite/unit/test_build.c \
 	testsuite/unit/test_debuginfo.c \
+	testsuite/unit/test_location.c \
 	testsuite/unit/test_probes.c \
 	testsuite/unit/test_util.c \
 	testsuite/vm/init \

@@ -435,7 +435,7 @@ static const DiType *path_ditype(TargetPath *tp, Node *e)
 {
 	if (!tp || e->deref)
 		return NULL;
-	if (!e->addressof)
+	if (!e->addressof || tp->addr_is_value)
 		return tp->type;
 	DiType *p = NEW(DiType);
 	p->kind = DI_TYPE_POINTER;
@@ -536,6 +536,15 @@ static CType c_type_of(TypeFlow *tf, Node *e)
 	default:
 		return none;
 	}
+}
+
+/* The debug-information type of e's value, followed through locals,
+ * assignments and function returns as for autocast; NULL when unknown. */
+const DiType *value_ditype(Scope *sc, Node *e)
+{
+	TypeFlow tf = { sc, { 0 }, false };
+	CType t = c_type_of(&tf, e);
+	return t.id ? t.dt : NULL;
 }
 
 /* @cast and a context variable: the C types their paths start from and
@@ -654,6 +663,36 @@ static void check_deref(Node *n)
 		error_at(sz->loc, _("the size must be 1, 2, 4 or 8"));
 }
 
+typedef struct CallScan {
+	Func *f;
+	bool found;
+} CallScan;
+
+static void scan_calls(Node **slot, void *ctx)
+{
+	CallScan *cs = ctx;
+	if ((*slot)->kind == N_CALL && (*slot)->func == cs->f)
+		cs->found = true;
+	if (!cs->found)
+		for_each_child(*slot, scan_calls, ctx);
+}
+
+/* A user-space probe whose handler calls f, or NULL. */
+static Scope *user_caller(Func *f)
+{
+	for (int i = 0; i < elab.scopes.len; i++) {
+		Scope *ps = vec_get(&elab.scopes, i);
+		if (!ps->probe || !ps->rp || !ps->rp->user_space || !ps->probe->body)
+			continue;
+		CallScan cs = { f, false };
+		Node *body = ps->probe->body;
+		scan_calls(&body, &cs);
+		if (cs.found)
+			return ps;
+	}
+	return NULL;
+}
+
 /* Is n (a pretty-print, @cast, @var) read through the debug information?
  * Sets n->tpath; false when it has none (the caller's old ways apply). */
 static bool check_typed(Checker *ck, Node *n)
@@ -664,6 +703,22 @@ static bool check_typed(Checker *ck, Node *n)
 	TargetPath *tp = NULL;
 	switch (n->kind) {
 	case N_CAST:
+		if (sc->func && !n->module && (!sess.compatible ||
+					       version_cmp(sess.compatible, "4.2") >= 0)) {
+			/* a function takes the module of @cast from the probe
+			 * that calls it, as stap since 4.2 */
+			Scope *ps = user_caller(sc->func);
+			if (ps) {
+				error_at(n->loc, _("@cast(..., \"%s\") in function '%s' names a "
+						   "type of the program of probe '%s', which calls "
+						   "it; tapc does not read user-space debug "
+						   "information (give the module: @cast(..., "
+						   "\"%s\", \"kernel\"))"),
+					 n->str ? n->str : "", sc->func->name,
+					 probe_text(ps), n->str ? n->str : "");
+				return true;
+			}
+		}
 		tp = cast_target(rp, n, true);
 		break;
 	case N_ATVAR:
@@ -719,6 +774,10 @@ static void check_target_vars(Checker *ck, Node *n)
 		error_at(n->loc, _("'%s' is only available in .return probes"), n->name);
 	} else if (sc->rp && rp_has_debug_vars(sc->rp)) {
 		n->tpath = debug_target_vars(sc->rp, n, ck->in_entry);
+	} else if (n->deref && sc->rp && !sc->rp->needs_debuginfo && !sc->rp->user_space &&
+		   di_source(NULL) != DI_SRC_NONE && !strstr(n->name, "return") &&
+		   !strstr(n->name, "locals")) {
+		n->tpath = family_target_vars(sc->rp, n);
 	} else if (n->deref) {
 		error_at(n->loc, _("pretty-printing with '%s' needs debug information, "
 				   "which is not supported yet"), n->deref);

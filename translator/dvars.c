@@ -260,8 +260,8 @@ static bool walk(TargetPath *tp, Node *n, const char *base, const char *module,
 				if (report) {
 					Vec names = { 0 };
 					member_names(s, module, &names);
-					error_at(c->loc, _("%s has no member '%s' (in '%s')%s"),
-						 type_text(s), c->name, here,
+					error_at(c->loc, _("'%s->%s': %s has no member '%s'%s"),
+						 here, c->name, type_text(s), c->name,
 						 similar_names(intern(c->name), &names));
 					list_note(c->loc, xsprintf(_("the members of %s"),
 								  type_text(s)), &names, "");
@@ -330,8 +330,16 @@ static bool finish(TargetPath *tp, Node *n, const char *text, const char *module
 			return false;
 		}
 		if (tp->start == TP_POINTER && !n->comps.len) {
-			REPORT(n->loc, _("cannot take the address of '%s': it is a value"), text);
-			return false;
+			if (n->kind != N_CAST) {
+				REPORT(n->loc, _("cannot take the address of '%s': it is a "
+						 "value"), text);
+				return false;
+			}
+			/* &@cast(p, "T") is p, a T * */
+			tp->final = TP_FINAL_INT;
+			tp->size = 8;
+			tp->addr_is_value = true;
+			return true;
 		}
 		if (in_register && !followed) {
 			REPORT(n->loc, _("cannot take the address of '%s': it is held in a "
@@ -432,14 +440,15 @@ static bool set_reloc(TargetPath *tp, const char *module, Loc loc, bool report)
 	return true;
 }
 
-static const char *name_list_text(VarsCache *vc, Vec *names)
+/* "$name" of every variable there, once each. */
+static void var_names(VarsCache *vc, Vec *names)
 {
 	for (int i = 0; i < vc->vars.len; i++) {
 		const DiVariable *v = vec_get(&vc->vars, i);
-		if (v->name && !vec_has(names, (void *)intern(v->name)))
-			vec_push(names, (void *)intern(v->name));
+		const char *n = v->name ? intern(xsprintf("$%s", v->name)) : NULL;
+		if (n && !vec_has(names, (void *)n))
+			vec_push(names, (void *)n);
 	}
-	return NULL;
 }
 
 /* $name (or $return) at rp, read at the entry when `entry`. */
@@ -467,12 +476,12 @@ TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
 		if (!v) {
 			if (report) {
 				Vec names = { 0 };
-				name_list_text(vc, &names);
+				var_names(vc, &names);
 				error_at(n->loc, _("no variable '$%s' in function '%s' at this "
 						   "probe point%s"), name, fname,
-					 similar_names(intern(name), &names));
+					 similar_names(intern(xsprintf("$%s", name)), &names));
 				list_note(n->loc, xsprintf(_("the variables of '%s' there"), fname),
-					  &names, "$");
+					  &names, "");
 			}
 			return NULL;
 		}
@@ -506,6 +515,10 @@ static const char *cast_module(Node *n, ResolvedPoint *rp, bool *ok)
 	*ok = true;
 	if (!m) {
 		DebugPoint dp;
+		if (rp && rp->user_space) {
+			*ok = false;    /* the program's types */
+			return NULL;
+		}
 		return debug_point(rp, &dp) ? dp.module : NULL;
 	}
 	if (!strncmp(m, "kernel", 6))
@@ -658,12 +671,14 @@ TargetPath *typed_ctx_target(ResolvedPoint *rp, Node *n, const char *ctype,
 TargetPath *autocast_target(const DiType *t, Node *n, bool report)
 {
 	TargetPath *tp = NEW(TargetPath);
+	const char *base = n->lhs && n->lhs->kind == N_SYMBOL && n->lhs->name
+		? n->lhs->name : "(...)";
 	tp->name = "->";
 	tp->start = TP_POINTER;
 	tp->start_type = t;
-	if (!walk(tp, n, "(...)", NULL, report))
+	if (!walk(tp, n, base, NULL, report))
 		return NULL;
-	if (!finish(tp, n, path_upto("(...)", &n->comps, n->comps.len), NULL, report))
+	if (!finish(tp, n, path_upto(base, &n->comps, n->comps.len), NULL, report))
 		return NULL;
 	return tp;
 }
@@ -723,4 +738,41 @@ bool atvar_types_known(Node *n)
 	if (module && (strchr(module, '/') || strchr(module, '<')))
 		return false;
 	return have_types(module);
+}
+
+/* $$vars$, $$parms$ (and $$) of a family's typed context variables (a
+ * tracepoint's arguments): a struct pointer through the kernel's types,
+ * anything else as the number it is. */
+TargetPath *family_target_vars(ResolvedPoint *rp, Node *n)
+{
+	TargetPath *all = NEW(TargetPath);
+	all->name = n->name;
+	static DiType long_type = { .kind = DI_TYPE_INT, .name = "long int", .size = 8,
+				    .is_signed = true };
+	for (int i = 0; i < rp->ctx_vars.len; i++) {
+		CtxVar *cv = vec_get(&rp->ctx_vars, i);
+		if (cv->write_only || cv->name[0] == '$' || !strcmp(cv->name, "return") ||
+		    cv->type != TY_LONG)
+			continue;
+		Node fake = *n;
+		fake.name = intern(xsprintf("$%s", cv->name));
+		fake.comps = (Vec){ 0 };
+		fake.addressof = false;
+		TargetPath *tp = cv->ctype && !cv->scalar
+			? typed_ctx_target(rp, &fake, cv->ctype, false) : NULL;
+		if (!tp) {
+			tp = NEW(TargetPath);
+			tp->name = fake.name;
+			tp->start = TP_POINTER;
+			tp->start_type = &long_type;
+			tp->type = &long_type;
+			tp->final = TP_FINAL_INT;
+			tp->size = 8;
+			tp->is_signed = true;
+		}
+		tp->ctx_var = cv->name;
+		vec_push(&all->var_names, (void *)cv->name);
+		vec_push(&all->vars, tp);
+	}
+	return all;
 }

@@ -110,9 +110,13 @@ struct TargetPath *autocast_target(const DiType *t, Node *n, bool report);
 /* Whether the debug information for n's module is there (so a NULL
  * cast_target/atvar_target means the type or member does not exist). */
 bool cast_types_known(Node *n);
+struct TargetPath *family_target_vars(ResolvedPoint *rp, Node *n);
 bool atvar_types_known(Node *n);
 
 void check_contexts(void);
+/* The debug-information type of e's value (through locals, assignments
+ * and function returns, as autocast follows it), or NULL. */
+const DiType *value_ditype(Scope *sc, Node *e);
 
 /* ---- optimize.c ---- */
 

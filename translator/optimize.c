@@ -95,27 +95,11 @@ static int defined_value(Scope *sc, Node *e)
 			return 1;
 		return rp->ctx_vars.len ? 1 : 0;
 	case N_AUTOCAST: {
-		const DiType *t = NULL;
-		TargetPath *tp = NULL;
-		Node *l = e->lhs;
-		if (l && l->kind == N_CAST)
-			tp = cast_target(sc->func ? NULL : rp, l, false);
-		else if (l && l->kind == N_TARGET && !sc->func && rp_has_debug_vars(rp))
-			tp = debug_target(rp, l, rp->is_return &&
-					  strcmp(l->name ? l->name : "", "$return"), false);
-		if (tp && !l->deref)
-			t = tp->type;
-		if (t && l->addressof) {
-			DiType *p = NEW(DiType);
-			p->kind = DI_TYPE_POINTER;
-			p->size = 8;
-			p->target = t;
-			t = p;
-		}
+		const DiType *t = value_ditype(sc, e->lhs);
 		if (t)
 			return autocast_target(t, e, false) != NULL;
-		return l && (l->kind == N_CAST || l->kind == N_TARGET)
-			? defined_value(sc, l) : -1;
+		return e->lhs && (e->lhs->kind == N_CAST || e->lhs->kind == N_TARGET)
+			? defined_value(sc, e->lhs) : -1;
 	}
 	case N_CAST: {
 		/* with the module's types the members are checked; without,

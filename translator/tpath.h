@@ -65,6 +65,10 @@ typedef struct TargetPath {
 	int bit_offset;         /* many bits, this far into the bytes at
 				 * the member's (byte) offset */
 	bool addressof;         /* &...: the address is the value */
+	bool addr_is_value;     /* &@cast(p, "T"): p itself (type: T *) */
+	const char *ctx_var;    /* TP_POINTER from a family's context
+				 * variable (pretty-printing $$parms of a
+				 * tracepoint): its name */
 	/* pretty-printing of N_TARGET_VARS: one TargetPath * per variable,
 	 * NULL where it cannot be read ("=?") */
 	Vec vars;

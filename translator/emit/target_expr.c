@@ -497,8 +497,10 @@ static const char *reloc_expr(const TargetPath *tp)
 /* The value a TP_POINTER path starts from, before its block opens. */
 static bool pointer_base(Body *b, Node *n, Val *out)
 {
-	if (n->kind == N_TARGET) {
-		const CtxVar *cv = target_ctx_var(b, n);
+	if (n->kind == N_TARGET || n->kind == N_TARGET_VARS) {
+		const CtxVar *cv = n->kind == N_TARGET ? target_ctx_var(b, n) : NULL;
+		if (n->kind == N_TARGET_VARS && b->ep && b->ep->rp)
+			cv = resolved_ctx_var(b->ep->rp, n->name);
 		const char *x = cv ? family_ctx_expr(b->ep, cv, false) : NULL;
 		if (!x) {
 			no_ctx_var(b, n);
@@ -584,6 +586,8 @@ static PState emit_path(Body *b, TargetPath *tp, Val base, const Val *idx,
 static void emit_final(Body *b, const TargetPath *tp, PState st, const char *err)
 {
 	Emitter *e = b->e;
+	if (tp->addr_is_value)
+		return;
 	if (tp->addressof || tp->final == TP_FINAL_ADDR) {
 		emit(e, "_tv = _ta;");
 		return;
@@ -1009,8 +1013,15 @@ static Val ex_tpath_vars(Body *b, Node *n)
 		Node *fake = node_new(N_NUMBER, n->loc);
 		Val *v = NEW(Val);
 		if (n->deref) {
+			Val base = val_num(0);
+			if (tp->ctx_var) {
+				Node fake = *n;
+				fake.name = tp->ctx_var;
+				if (!pointer_base(b, &fake, &base))
+					continue;
+			}
 			const char *str = tmp_str(b);
-			pretty_into(b, n, tp, !strcmp(n->deref, "$$"), val_num(0), NULL, str);
+			pretty_into(b, n, tp, !strcmp(n->deref, "$$"), base, NULL, str);
 			fake->type = TY_STRING;
 			*v = val_c(str, true);
 			fmt_item_conv(&items, FMT_STRING);
