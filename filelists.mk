@@ -92,8 +92,12 @@ tapc_dist_files = \
 	.ci/run \
 	HACKING.md \
 	Makefile.am \
+	Makefile.am \
+	Makefile.am \
 	README.md \
 	bench/all \
+	bench/debuginfo \
+	bench/di_query.c \
 	bench/front-end \
 	bench/runtime \
 	bench/workloads/getppid_bench.c \
@@ -648,6 +652,7 @@ tapc_dist_files = \
 	testsuite/unit/test_btf.c \
 	testsuite/unit/test_build.c \
 	testsuite/unit/test_debuginfo.c \
+	testsuite/unit/test_dwarf.c \
 	testsuite/unit/test_location.c \
 	testsuite/unit/test_probes.c \
 	testsuite/unit/test_util.c \

@@ -193,7 +193,9 @@ typedef struct DiFunction {
 	const DiModule *module;
 	uint64_t entry_pc;      /* first instruction; for an inlined instance
 				 * where it begins in its caller */
-	uint64_t low_pc, high_pc;
+	uint64_t low_pc, high_pc;   /* the range holding entry_pc (a
+				 * function gcc split keeps its ".cold"
+				 * part elsewhere) */
 	DiSrcLoc decl;          /* declaration (decl_file, decl_line) */
 	bool external;          /* visible outside its compilation unit */
 	bool inlined;           /* an inline instance, not an out-of-line copy */
@@ -379,7 +381,8 @@ const DiVariable *di_find_global(const char *module, const char *name,
 				 const char *file_glob);
 
 /* A type as stap prints it in -L listings: "struct file*", "char*",
- * "size_t", "unsigned int", "long int[3]". */
+ * "size_t", "unsigned int", "char const*", "struct iovec[]" (an array
+ * without its count, as stap shows it). */
 const char *di_type_text(const DiType *t);
 /* The type behind typedefs and qualifiers. */
 const DiType *di_type_strip(const DiType *t);

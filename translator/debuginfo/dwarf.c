@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <gelf.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -215,8 +216,12 @@ static bool die_entry(Dwarf_Die *die, Dwarf_Addr *pc)
 	return false;
 }
 
-/* The lowest and highest address of a DIE's ranges. */
-static bool die_span(Dwarf_Die *die, Dwarf_Addr *low, Dwarf_Addr *high)
+/* The address range of a function or inlined instance: the one of its
+ * ranges that holds its entry (a function split by gcc into a hot part
+ * and a ".cold" one elsewhere is its hot part, the symbol's), else from
+ * its lowest to its highest address. */
+static bool die_span(Dwarf_Die *die, Dwarf_Addr entry, Dwarf_Addr *low,
+		     Dwarf_Addr *high)
 {
 	Dwarf_Addr base, lo, hi;
 	bool any = false;
@@ -224,6 +229,11 @@ static bool die_span(Dwarf_Die *die, Dwarf_Addr *low, Dwarf_Addr *high)
 	*low = UINT64_MAX;
 	*high = 0;
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		if (lo <= entry && entry < hi) {
+			*low = lo;
+			*high = hi;
+			return true;
+		}
 		if (lo < *low)
 			*low = lo;
 		if (hi > *high)
@@ -365,7 +375,13 @@ static void add_type(IxBuild *b, Dwarf_Die *die, Dwarf_Die *cu, const char *pref
 	const char *name = dwarf_diename(die);
 	if (!name || die_flag(die, DW_AT_declaration))
 		return;
-	uint32_t off = ix_intern(b, prefix ? xsprintf("%s %s", prefix, name) : name);
+	char buf[512];
+	if (prefix) {
+		if ((size_t)snprintf(buf, sizeof buf, "%s %s", prefix, name) >= sizeof buf)
+			return;
+		name = buf;
+	}
+	uint32_t off = ix_intern(b, name);
 	if (off >= b->type_seen_len) {
 		size_t n = b->type_seen_len ? b->type_seen_len : 1 << 20;
 		while (n <= off)
@@ -489,10 +505,21 @@ static int cmp_name(const void *a, const void *b)
 	return x->die < y->die ? -1 : x->die > y->die;
 }
 
-/* Walk every compilation unit.  For a vmlinux (not relocated), a fresh
- * Dwarf is opened every few hundred units and the file's pages dropped,
- * so libdw's per-unit caches and the mapped file do not all stay in
- * memory at once. */
+/* Give back libdw's freed memory and the pages of the mapped file read so
+ * far (clean pages of a read-only mapping: read again if touched). */
+static void drop_pages(char *raw, size_t size)
+{
+	malloc_trim(0);
+	if (raw) {
+		uintptr_t a = (uintptr_t)raw & ~(uintptr_t)4095;
+		madvise((void *)a, size + ((uintptr_t)raw - a), MADV_DONTNEED);
+	}
+}
+
+/* Walk every compilation unit.  For a vmlinux (not relocated), the
+ * file's pages read are dropped every 16 units and a fresh Dwarf is
+ * opened every 128, so neither the mapped file nor libdw's per-unit
+ * caches (line tables, abbreviations) stay in memory all at once. */
 static bool ix_walk_all(DwMod *dm, IxBuild *b)
 {
 	Dwarf *dw = dm->is_rel ? dm->dw : dwarf_begin_elf(dm->elf, DWARF_C_READ, NULL);
@@ -510,20 +537,28 @@ static bool ix_walk_all(DwMod *dm, IxBuild *b)
 		    dwarf_tag(&cu) == DW_TAG_compile_unit)
 			walk_cu(b, &cu);
 		off = next;
-		if (!dm->is_rel && ++n % 256 == 0) {
+		if (dm->is_rel || ++n % 16 != 0)
+			continue;
+		if (n % 128 == 0) {
 			dwarf_end(dw);
-			if (raw) {
-				uintptr_t a = (uintptr_t)raw & ~(uintptr_t)4095;
-				madvise((void *)a, raw_size + ((uintptr_t)raw - a),
-					MADV_DONTNEED);
-			}
+			drop_pages(raw, raw_size);
 			dw = dwarf_begin_elf(dm->elf, DWARF_C_READ, NULL);
 			if (!dw)
 				return false;
+			/* a fresh Dwarf reads every unit's header up to the one
+			 * asked for: let it, a stretch at a time */
+			Dwarf_Die d;
+			for (size_t k = 64; k < b->ncus; k += 64) {
+				dwarf_offdie(dw, b->cus[k].cu, &d);
+				drop_pages(raw, raw_size);
+			}
 		}
+		drop_pages(raw, raw_size);
 	}
-	if (!dm->is_rel)
+	if (!dm->is_rel) {
 		dwarf_end(dw);
+		drop_pages(raw, raw_size);
+	}
 	return true;
 }
 
@@ -626,8 +661,7 @@ static uint64_t file_size(const char *path)
 static const char *ix_cache_path(DwMod *dm)
 {
 	const char *dir;
-	if (!dm->pub.build_id || getenv("TAPC_NO_DEBUGINFO_CACHE") ||
-	    !(dir = cache_subdir("debuginfo")))
+	if (!dm->pub.build_id || !(dir = cache_subdir("debuginfo")))
 		return NULL;
 	return xsprintf("%s/%s.idx", dir, dm->pub.build_id);
 }
@@ -1279,40 +1313,34 @@ static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
 	return var;
 }
 
-/* The parameters of a function or inlined instance, in the order of the
- * declaration: a concrete instance (DW_AT_abstract_origin) may list them
- * in another order, or leave out the ones optimised away, which are then
- * DI_LOC_NONE. */
+/* The parameters of a function or inlined instance, as its DIE lists
+ * them (stap's order); a concrete instance (DW_AT_abstract_origin) that
+ * leaves out some of the declaration's, optimised away, gets them after
+ * its own, as DI_LOC_NONE. */
 static Vec params_of(DwMod *dm, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Die *fbase,
 		     uint64_t pc)
 {
-	Vec out = { 0 }, concrete = { 0 };
-	Dwarf_Die c, origin;
+	Vec out = { 0 };
+	OffMap seen = { 0 };
+	Dwarf_Die c, origin, o;
+	Dwarf_Attribute a;
 	if (dwarf_child(die, &c) == 0) {
 		do {
-			if (dwarf_tag(&c) == DW_TAG_formal_parameter)
-				vec_push(&concrete, memcpy(NEW(Dwarf_Die), &c, sizeof c));
+			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+				continue;
+			vec_push(&out, conv_var(dm, &c, cu, fbase, pc, true));
+			if (dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
+			    dwarf_formref_die(&a, &o))
+				offmap_put(&seen, dwarf_dieoffset(&o), &out);
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
-	Dwarf_Attribute a;
 	if (!dwarf_attr(die, DW_AT_abstract_origin, &a) ||
-	    !dwarf_formref_die(&a, &origin) || dwarf_child(&origin, &c) != 0) {
-		for (int i = 0; i < concrete.len; i++)
-			vec_push(&out, conv_var(dm, vec_get(&concrete, i), cu, fbase, pc, true));
+	    !dwarf_formref_die(&a, &origin) || dwarf_child(&origin, &c) != 0)
 		return out;
-	}
 	do {
-		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
-			continue;
-		Dwarf_Off want = dwarf_dieoffset(&c);
-		Dwarf_Die *match = NULL;
-		for (int i = 0; i < concrete.len && !match; i++) {
-			Dwarf_Die *k = vec_get(&concrete, i), o;
-			if (dwarf_attr(k, DW_AT_abstract_origin, &a) &&
-			    dwarf_formref_die(&a, &o) && dwarf_dieoffset(&o) == want)
-				match = k;
-		}
-		vec_push(&out, conv_var(dm, match ? match : &c, cu, fbase, pc, true));
+		if (dwarf_tag(&c) == DW_TAG_formal_parameter &&
+		    !offmap_get(&seen, dwarf_dieoffset(&c)))
+			vec_push(&out, conv_var(dm, &c, cu, NULL, pc, true));
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return out;
 }
@@ -1337,7 +1365,7 @@ static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer)
 	f->inlined = dwarf_tag(&die) == DW_TAG_inlined_subroutine;
 	Dwarf_Addr pc = 0, lo = 0, hi = 0;
 	die_entry(&die, &pc);
-	if (!die_span(&die, &lo, &hi))
+	if (!die_span(&die, pc, &lo, &hi))
 		lo = hi = pc;
 	f->entry_pc = pc + dm->bias;
 	f->low_pc = lo + dm->bias;
@@ -1416,6 +1444,27 @@ static bool cu_lines(Dwarf_Die *die, Dwarf_Lines **lines, size_t *n)
 	       dwarf_getsrclines(&cu, lines, n) == 0;
 }
 
+/* Whether die's compilation unit was compiled with optimisation, so its
+ * variables have locations valid at every pc (location lists): a probe
+ * then goes on the function's entry, as stap's "auto" prologue searching
+ * decides; code built without it gets its probe after the prologue. */
+static bool cu_optimized(Dwarf_Die *die)
+{
+	Dwarf_Die cu;
+	Dwarf_Attribute a;
+	const char *prod;
+	if (!dwarf_diecu(die, &cu, NULL, NULL) ||
+	    !(prod = dwarf_formstring(dwarf_attr(&cu, DW_AT_producer, &a))))
+		return false;
+	bool opt = false;
+	for (const char *s = prod; (s = strstr(s, " -O")); s += 3)
+		opt = s[3] != '0';      /* the last -O wins */
+	return opt;
+}
+
+/* The probe address: the entry of optimised code and of an inlined
+ * instance; else (or with -P) the address of the first line after the
+ * entry's (or the line table's prologue_end mark). */
 uint64_t dwarf_probe_pc(const DiFunction *f)
 {
 	const DwFunc *df = (const DwFunc *)f;
@@ -1425,7 +1474,11 @@ uint64_t dwarf_probe_pc(const DiFunction *f)
 	Dwarf_Die die;
 	Dwarf_Lines *lines;
 	size_t n;
-	if (!offdie(dm, df->die, &die) || !cu_lines(&die, &lines, &n))
+	if (!offdie(dm, df->die, &die))
+		return f->entry_pc;
+	if (!sess.prologue_searching && cu_optimized(&die))
+		return f->entry_pc;
+	if (!cu_lines(&die, &lines, &n))
 		return f->entry_pc;
 	Dwarf_Addr entry = f->entry_pc - dm->bias, hi = f->high_pc - dm->bias;
 	/* lines are sorted by address */
@@ -1460,7 +1513,7 @@ uint64_t dwarf_probe_pc(const DiFunction *f)
 		}
 		if (first_line < 0)
 			break;          /* no line at the entry itself */
-		if (pe || (stmt && a > entry && line != first_line))
+		if (pe || (stmt && line != first_line))
 			return a + dm->bias;
 	}
 	return f->entry_pc;

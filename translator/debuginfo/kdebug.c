@@ -8,6 +8,7 @@
  * places (/usr/lib/debug/boot/vmlinux-RELEASE, the module files under
  * /usr/lib/debug/lib/modules/RELEASE/) and the build tree's vmlinux. */
 #include "tapc.h"
+#include "cache.h"
 #include "debuginfo/kreaders.h"
 
 #include <dirent.h>
@@ -160,12 +161,24 @@ static Vec module_candidates(const char *key, StrBuf *where)
 			vec_push(&dirs, (void *)sess.kernel_build_dir);
 		vec_push(&dirs, xsprintf("/usr/lib/debug/lib/modules/%s", rel));
 	}
+	/* where the image is under /lib/modules/RELEASE/ is where its debug
+	 * file usually is under a debug folder: try that before a walk */
+	const char *image = kernel_module_file(key);
+	const char *top = xsprintf("/lib/modules/%s/", rel);
+	const char *sub = NULL;
+	if (image && !strncmp(image, top, strlen(top))) {
+		sub = image + strlen(top);
+		const char *dot = strstr(sub, ".ko");
+		sub = dot ? xsprintf("%.*s.ko", (int)(dot - sub), sub) : NULL;
+	}
 	for (int i = 0; i < dirs.len; i++) {
 		const char *d = vec_get(&dirs, i);
 		if (where->len)
 			sb_puts(where, ", ");
 		sb_printf(where, "%s/**/%s.ko", d, key);
-		const char *f = find_ko(d, key, 0);
+		const char *f = sub ? xsprintf("%s/%s", d, sub) : NULL;
+		if (!f || !is_file(f))
+			f = find_ko(d, key, 0);
 		if (f)
 			vec_push(&v, (void *)f);
 	}
@@ -182,6 +195,41 @@ static const char *image_name(const char *module)
 	}
 	return target_is_running_kernel() ? "/sys/kernel/notes"
 		: xsprintf("/boot/vmlinuz-%s", target_release());
+}
+
+/* The build-id of module's image (NULL: the kernel's), remembered in the
+ * cache folder by the image's path, size and time: reading it may mean
+ * unpacking a compressed kernel or module, and every run needs it. */
+static const char *image_build_id(const char *module)
+{
+	const char *path = module ? kernel_module_file(module)
+		: target_is_running_kernel() ? NULL
+		: xsprintf("/boot/vmlinuz-%s", target_release());
+	struct stat st;
+	const char *dir;
+	if (!path || stat(path, &st) != 0 || !(dir = cache_subdir("debuginfo")))
+		return module ? kernel_module_build_id(module) : kernel_image_build_id();
+	Sha256 h;
+	sha256_init(&h);
+	hash_str(&h, path);
+	const char *file = xsprintf("%s/image-%s", dir, sha256_hex(&h, 32));
+	const char *stamp = xsprintf("%s\n%lld\n%lld.%09ld\n", path, (long long)st.st_size,
+				     (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	size_t len;
+	char *text = read_whole_file(file, &len);
+	size_t n = strlen(stamp);
+	if (text && len > n && !strncmp(text, stamp, n)) {
+		const char *id = text + n;
+		size_t idlen = strspn(id, "0123456789abcdef");
+		if (idlen >= 16 && id[idlen] == '\n' && n + idlen + 1 == len)
+			return intern_n(id, idlen);
+	}
+	const char *id = module ? kernel_module_build_id(module) : kernel_image_build_id();
+	if (id) {
+		const char *rec = xsprintf("%s%s\n", stamp, id);
+		write_file_atomic(file, rec, strlen(rec));
+	}
+	return id;
 }
 
 /* The first candidate with DWARF whose build-id agrees with the image's
@@ -206,8 +254,7 @@ static const DiModule *open_dwarf(KMod *k, const char *module)
 				!strcmp(path, xsprintf("%s/vmlinux", sess.kernel_build_dir));
 		if (!image_read && !own_tree) {
 			image_read = true;
-			image_id = module ? kernel_module_build_id(module)
-					  : kernel_image_build_id();
+			image_id = image_build_id(module);
 		}
 		if (!own_tree && image_id && m->build_id && strcmp(image_id, m->build_id)) {
 			refused = xsprintf(_("%s (build-id %s) does not match %s (build-id %s)"),
@@ -413,6 +460,13 @@ static void type_text(StrBuf *sb, const DiType *t, const char *suffix, int depth
 		sb_printf(sb, "enum %s%s", name ? name : "{...}", suffix);
 		return;
 	case DI_TYPE_POINTER:
+		/* a va_list parameter is a pointer to gcc's __va_list_tag in
+		 * DWARF; stap shows it as the va_list it was declared */
+		if (t->target && t->target->kind == DI_TYPE_STRUCT && t->target->name &&
+		    !strcmp(t->target->name, "__va_list_tag")) {
+			sb_printf(sb, "va_list%s", suffix);
+			return;
+		}
 		if (t->target && t->target->kind == DI_TYPE_FUNC) {
 			type_text(sb, t->target, xsprintf("(*%s)", suffix), depth + 1);
 			return;
@@ -429,11 +483,8 @@ static void type_text(StrBuf *sb, const DiType *t, const char *suffix, int depth
 		type_text(sb, t->target, suffix, depth + 1);
 		return;
 	case DI_TYPE_ARRAY:
-		if (t->count >= 0)
-			type_text(sb, t->target, xsprintf("%s[%lld]", suffix,
-							  (long long)t->count), depth + 1);
-		else
-			type_text(sb, t->target, xsprintf("%s[]", suffix), depth + 1);
+		/* stap's -L shows no element count: "struct iovec[]" */
+		type_text(sb, t->target, xsprintf("[]%s", suffix), depth + 1);
 		return;
 	case DI_TYPE_FUNC: {
 		StrBuf params = { 0 };
@@ -442,8 +493,9 @@ static void type_text(StrBuf *sb, const DiType *t, const char *suffix, int depth
 				sb_puts(&params, ", ");
 			type_text(&params, vec_get(&t->members, i), "", depth + 1);
 		}
-		type_text(sb, t->target, xsprintf(" %s(%s)", suffix, sb_cstr(&params)),
-			  depth + 1);
+		/* stap's spacing: "int (*) (struct dentry*, void*)" */
+		type_text(sb, t->target, xsprintf(" %s%s(%s)", suffix, *suffix ? " " : "",
+						  sb_cstr(&params)), depth + 1);
 		sb_free(&params);
 		return;
 	}
