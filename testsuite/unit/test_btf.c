@@ -707,11 +707,11 @@ static int test_boot_images(void)
  * ext4 from its module file (split on the kernel's). */
 static const char *release;
 
-static int test_release(void)
+static int release_in(const char *cache)
 {
 	sess.release = release;
 	sess.arch = "x86_64";
-	setenv("XDG_CACHE_HOME", "/nonexistent/cache", 1);  /* no cache */
+	setenv("XDG_CACHE_HOME", cache ? cache : "/nonexistent", 1);
 	target_init();
 	if (target_is_running_kernel() || !has_btf(release))
 		return SKIP;    /* the running one: /sys/kernel/btf above */
@@ -735,6 +735,10 @@ static int test_release(void)
 		return 1;
 	}
 	CHECK(m.kind == DI_KMODULE && !strcmp(m.name, "ext4") && !strcmp(m.path, ko));
+	/* a packed module's .BTF is cached, a plain one is not */
+	const char *cf = cache ? cache_file_of(cache, ko) : NULL;
+	size_t n = strlen(ko);
+	CHECK(n > 3 && strcmp(ko + n - 3, ".ko") ? cf != NULL : cf == NULL);
 	Vec fs = btf_functions(&m, "ext4_file_read_iter");
 	CHECK(fs.len == 1);
 	if (fs.len == 1) {
@@ -757,6 +761,17 @@ static int test_release(void)
 		CHECK(m.build_id && got && !strcmp(m.build_id, got));
 	}
 	return 0;
+}
+
+static int test_release(void)
+{
+	char tmpl[] = "/tmp/test_btf.XXXXXX";
+	const char *cache = mkdtemp(tmpl);
+	CHECK(cache != NULL);
+	int r = release_in(cache);
+	if (cache)
+		remove_tree(cache);
+	return r;
 }
 
 /* Run part in a child: btf.c reads one kernel per process. */

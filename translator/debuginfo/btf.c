@@ -47,21 +47,26 @@
 
 /* ================= reading files and unpacking them ================= */
 
-/* Nothing unpacked may grow past this: a vmlinux is ~100 MB. */
-#define UNPACK_LIMIT ((size_t)1 << 30)
+/* Nothing unpacked may grow past this: the vmlinux in a vmlinuz is
+ * ~70 MB, a module without its debug sections a few MB. */
+#define UNPACK_LIMIT ((size_t)256 << 20)
 
 /* A heap buffer (freed by the caller): these are megabytes read once, so
  * they stay out of the arena. */
 typedef struct Bytes {
 	unsigned char *data;
 	size_t len;
+	void *map;              /* a mapped file data points into, or NULL */
+	size_t map_len;
 } Bytes;
 
 static void bytes_free(Bytes *b)
 {
-	free(b->data);
-	b->data = NULL;
-	b->len = 0;
+	if (b->map)
+		munmap(b->map, b->map_len);
+	else
+		free(b->data);
+	memset(b, 0, sizeof *b);
 }
 
 /* The whole file into b; false with errno set. */
@@ -138,7 +143,7 @@ static const char *unpack_xz(const unsigned char *in, size_t len, Bytes *out,
 	const char *err = NULL;
 	for (;;) {
 		if (!out_reserve(out, &cap, 1 << 20)) {
-			err = _("unpacks to more than 1 GiB");
+			err = _("unpacks to more than 256 MiB");
 			break;
 		}
 		s.next_out = out->data + out->len;
@@ -173,7 +178,7 @@ static const char *unpack_zstd(const unsigned char *in, size_t len, Bytes *out,
 	if (!ZSTD_isError(frame)) {
 		if (whole != ZSTD_CONTENTSIZE_UNKNOWN && whole != ZSTD_CONTENTSIZE_ERROR) {
 			if (whole > UNPACK_LIMIT)
-				return _("unpacks to more than 1 GiB");
+				return _("unpacks to more than 256 MiB");
 			if (cap < whole) {
 				out->data = xrealloc_heap(out->data, whole ? whole : 1);
 				cap = whole;
@@ -196,7 +201,7 @@ static const char *unpack_zstd(const unsigned char *in, size_t len, Bytes *out,
 	const char *err = NULL;
 	for (;;) {
 		if (!out_reserve(out, &cap, 1 << 20)) {
-			err = _("unpacks to more than 1 GiB");
+			err = _("unpacks to more than 256 MiB");
 			break;
 		}
 		ZSTD_outBuffer ob = { out->data, cap, out->len };
@@ -229,7 +234,7 @@ static const char *unpack_gzip(const unsigned char *in, size_t len, Bytes *out,
 	size_t left = len;
 	for (;;) {
 		if (!out_reserve(out, &cap, 1 << 20)) {
-			err = _("unpacks to more than 1 GiB");
+			err = _("unpacks to more than 256 MiB");
 			break;
 		}
 		/* zlib counts in uInt */
@@ -317,8 +322,8 @@ static const char *build_id_in_notes(const unsigned char *p, size_t len)
 		memcpy(&descsz, p + off + 4, 4);
 		memcpy(&type, p + off + 8, 4);
 		size_t name_off = off + 12;
-		size_t desc_off = name_off + ((namesz + 3) & ~3u);
-		size_t next = desc_off + ((descsz + 3) & ~3u);
+		size_t desc_off = name_off + (((size_t)namesz + 3) & ~(size_t)3);
+		size_t next = desc_off + (((size_t)descsz + 3) & ~(size_t)3);
 		if (desc_off > len || next > len || next <= off)
 			return NULL;
 		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
@@ -544,30 +549,42 @@ static void put_le32(unsigned char *p, uint32_t v)
 	p[3] = v >> 24;
 }
 
+/* The cache file, mapped: out->btf points into the mapping (libbpf
+ * copies it once; read() and a copy of ours cost as much again). */
 static bool cache_read(const char *cpath, ElfBtf *out)
 {
-	Bytes b;
-	if (!read_bytes(cpath, &b))
+	int fd = open(cpath, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return false;
+	struct stat st;
+	void *map = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && st.st_size >= CACHE_HEAD)
+		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	const unsigned char *p = map;
+	size_t len = st.st_size;
 	bool ok = false;
-	if (b.len >= CACHE_HEAD && !memcmp(b.data, CACHE_MAGIC, 8)) {
-		uint32_t crc = le32(b.data + 8);
-		size_t id_len = le32(b.data + 12), btf_len = le32(b.data + 16);
-		ok = id_len <= 128 && btf_len <= b.len &&
-		     CACHE_HEAD + id_len + btf_len == b.len &&
-		     crc32(0, b.data + 12, b.len - 12) == crc;
+	if (!memcmp(p, CACHE_MAGIC, 8)) {
+		uint32_t crc = le32(p + 8);
+		size_t id_len = le32(p + 12), btf_len = le32(p + 16);
+		ok = id_len <= 128 && btf_len <= len &&
+		     CACHE_HEAD + id_len + btf_len == len &&
+		     crc32(0, p + 12, len - 12) == crc;
 		if (ok) {
-			out->build_id = id_len ? xstrndup((char *)b.data + CACHE_HEAD, id_len)
-					       : NULL;
-			out->btf.len = btf_len;
-			out->btf.data = NULL;
+			out->build_id = id_len ? xstrndup((char *)p + CACHE_HEAD, id_len) : NULL;
+			memset(&out->btf, 0, sizeof out->btf);
 			if (btf_len) {
-				out->btf.data = xrealloc_heap(NULL, btf_len);
-				memcpy(out->btf.data, b.data + CACHE_HEAD + id_len, btf_len);
+				out->btf.data = (unsigned char *)p + CACHE_HEAD + id_len;
+				out->btf.len = btf_len;
+				out->btf.map = map;
+				out->btf.map_len = len;
+				return true;
 			}
 		}
 	}
-	bytes_free(&b);
+	munmap(map, len);
 	return ok;
 }
 
@@ -602,19 +619,40 @@ static void cache_write(const char *cpath, const ElfBtf *in)
 		closedir(d);
 }
 
-/* The image's .BTF and build-id, from the cache when it has them. */
-static bool vmlinuz_btf_cached(const char *path, ElfBtf *out, const char **why)
+/* What read() finds in the file at path, from the cache when it has
+ * it, else read and cached. */
+static bool btf_cached(const char *path, ElfBtf *out, const char **why,
+		       bool (*read)(const char *, ElfBtf *, const char **))
 {
 	const char *cpath = image_cache_path(path);
 	if (cpath && cache_read(cpath, out)) {
 		verbose(2, "BTF of %s from %s\n", path, cpath);
 		return true;
 	}
-	if (!vmlinuz_btf(path, out, why))
+	if (!read(path, out, why))
 		return false;
 	if (cpath)
 		cache_write(cpath, out);
 	return true;
+}
+
+static bool vmlinuz_btf_cached(const char *path, ElfBtf *out, const char **why)
+{
+	return btf_cached(path, out, why, vmlinuz_btf);
+}
+
+/* A module's file: a packed one (.ko.xz: ~50 ms to unpack) through the
+ * cache, a plain .ko mapped as it is (~1 ms). */
+static bool module_btf_of_file(const char *path, ElfBtf *out, const char **why)
+{
+	unsigned char magic[SELFMAG] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool plain = fd >= 0 && read(fd, magic, SELFMAG) == SELFMAG &&
+		     !memcmp(magic, ELFMAG, SELFMAG);
+	if (fd >= 0)
+		close(fd);
+	return plain ? elf_btf_of_file(path, out, why)
+		     : btf_cached(path, out, why, elf_btf_of_file);
 }
 
 /* ================= the target kernel's image ================= */
@@ -694,6 +732,8 @@ const char *kernel_image_build_id(void)
 	if (!running_read) {
 		running_read = true;
 		running = build_id_of_notes_file("/sys/kernel/notes");
+		if (!running)   /* no sysfs (a chroot): the image in /boot */
+			running = target_image()->build_id;
 	}
 	return running;
 }
@@ -723,13 +763,39 @@ static const char *module_name_of_path(const char *path)
 static Vec mod_names, mod_paths;  /* interned names, paths */
 static bool mods_read;
 
+static void module_found(const char *name, const char *path)
+{
+	vec_push(&mod_names, (void *)name);
+	vec_push(&mod_paths, (void *)path);
+}
+
+/* Every module file under dir, for a tree without modules.dep. */
+static void walk_modules(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && depth < 16 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		const char *p = xsprintf("%s/%s", dir, de->d_name);
+		const char *name = module_name_of_path(p);
+		if (name && de->d_type != DT_DIR)
+			module_found(name, p);
+		else if (de->d_type == DT_DIR || (de->d_type == DT_UNKNOWN && is_dir(p)))
+			walk_modules(p, depth + 1);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* Lines "path: deps" (modules.dep) or "path" (a build tree's
- * modules.order, where a path may end in .o). */
-static void read_module_list(const char *dir, const char *file)
+ * modules.order, where a path may end in .o).  false when there is no
+ * such file. */
+static bool read_module_list(const char *dir, const char *file)
 {
 	Bytes b;
 	if (!read_bytes(xsprintf("%s/%s", dir, file), &b))
-		return;
+		return false;
 	char *text = xstrndup((char *)b.data, b.len);
 	bytes_free(&b);
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -738,11 +804,10 @@ static void read_module_list(const char *dir, const char *file)
 		if (n > 2 && !strcmp(line + n - 2, ".o"))
 			line = xsprintf("%.*s.ko", (int)(n - 2), line);
 		const char *name = module_name_of_path(line);
-		if (!name)
-			continue;
-		vec_push(&mod_names, (void *)name);
-		vec_push(&mod_paths, line[0] == '/' ? line : xsprintf("%s/%s", dir, line));
+		if (name)
+			module_found(name, line[0] == '/' ? line : xsprintf("%s/%s", dir, line));
 	}
+	return true;
 }
 
 const char *kernel_module_file(const char *module)
@@ -751,8 +816,11 @@ const char *kernel_module_file(const char *module)
 		mods_read = true;
 		if (sess.kernel_build_dir)
 			read_module_list(sess.kernel_build_dir, "modules.order");
-		read_module_list(xsprintf("/lib/modules/%s", target_release()),
-				 "modules.dep");
+		const char *lib = xsprintf("/lib/modules/%s", target_release());
+		if (!read_module_list(lib, "modules.dep")) {
+			walk_modules(xsprintf("%s/kernel", lib), 0);
+			walk_modules(xsprintf("%s/updates", lib), 0);
+		}
 	}
 	const char *want = norm_module(module);
 	for (int i = 0; i < mod_names.len; i++)
@@ -783,7 +851,7 @@ const char *kernel_module_build_id(const char *module)
 			xsprintf("/sys/module/%s/notes/.note.gnu.build-id", name));
 	const char *path = id ? NULL : kernel_module_file(name), *why;
 	ElfBtf eb;
-	if (path && elf_btf_of_file(path, &eb, &why)) {
+	if (path && module_btf_of_file(path, &eb, &why)) {
 		bytes_free(&eb.btf);
 		id = eb.build_id;
 	}
@@ -805,6 +873,10 @@ typedef struct BtfSet {
 	bool *busy;             /* being converted (an alias loop guard) */
 	uint32_t *index;        /* its named types' ids, by name (find_named) */
 	uint32_t index_mask;
+	int lookups;            /* by name, before the index was built */
+	uint32_t *func_ids;     /* its BTF_KIND_FUNC ids (btf_functions) */
+	const char **func_names; /* and their names (libbpf's strings) */
+	uint32_t nfuncs;
 } BtfSet;
 
 static BtfSet kernel_set;
@@ -902,6 +974,7 @@ static BtfSet *kernel_btf(void)
 	const Image *im = target_image();
 	if (im->btf.data) {
 		struct btf *b = btf_of_bytes(&im->btf, NULL, &why, im->path);
+		bytes_free(&image.btf);         /* libbpf has its copy */
 		if (b) {
 			kernel_set.path = im->path;
 			set_ready(&kernel_set, b);
@@ -949,7 +1022,7 @@ static BtfSet *module_btf(const char *module)
 	if (!file) {
 		looked_add(&looked, xsprintf(_("/lib/modules/%s: no file of it"),
 					     target_release()));
-	} else if (!elf_btf_of_file(file, &eb, &why)) {
+	} else if (!module_btf_of_file(file, &eb, &why)) {
 		looked_add(&looked, why);
 	} else if (module_id_note(name, eb.build_id), !eb.btf.data) {
 		looked_add(&looked, xsprintf(_("%s: no .BTF section"), file));
@@ -1047,10 +1120,27 @@ static const DiType *target_of(BtfSet *s, uint32_t id)
 	return t ? t : void_type();
 }
 
+/* Room for n items at once, so a 200-member struct does not grow its
+ * Vec six times through the arena. */
+static void vec_reserve(Vec *v, int n)
+{
+	if (n > v->cap) {
+		void **nd = xalloc(sizeof(void *) * n);
+		if (v->len)
+			memcpy(nd, v->data, sizeof(void *) * v->len);
+		v->data = nd;
+		v->cap = n;
+	}
+}
+
 /* The parts of t: members, enumerators, parameters, targets. */
 static void fill_type(BtfSet *s, DiType *d, const struct btf_type *t)
 {
 	int vlen = btf_vlen(t);
+	if (btf_is_composite(t) || btf_is_func_proto(t))
+		vec_reserve(&d->members, vlen);
+	else if (btf_is_any_enum(t))
+		vec_reserve(&d->enumerators, vlen);
 	switch (btf_kind(t)) {
 	case BTF_KIND_INT:
 		d->is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
@@ -1221,40 +1311,60 @@ static void build_name_index(BtfSet *s)
 	}
 }
 
+/* What a lookup by name is after, and the best it found so far. */
+typedef struct NameQuery {
+	const char *name;
+	const int *kinds;       /* in order of preference */
+	int nkinds;
+	int fwd_kflag;          /* a FWD of this kflag will do, or -1 */
+	uint32_t best, fwd;     /* the lowest id of the best kind; a FWD */
+	int rank;
+} NameQuery;
+
+static void consider(const BtfSet *s, uint32_t id, NameQuery *q)
+{
+	const struct btf_type *t = btf__type_by_id(s->btf, id);
+	int k = btf_kind(t), rank = q->nkinds;
+	bool fwd = q->fwd_kflag >= 0 && k == BTF_KIND_FWD && btf_kflag(t) == q->fwd_kflag;
+	for (int j = 0; j < q->nkinds && !fwd; j++)
+		if (q->kinds[j] == k)
+			rank = j;
+	if (!fwd && (rank > q->rank || (rank == q->rank && (rank == q->nkinds || id > q->best))))
+		return;
+	if (!t->name_off || strcmp(btf__name_by_offset(s->btf, t->name_off), q->name))
+		return;
+	if (fwd) {
+		if (!q->fwd || id < q->fwd)
+			q->fwd = id;
+	} else {
+		q->best = id;
+		q->rank = rank;
+	}
+}
+
 /* The id among s's own types of the type named name whose kind comes
  * first in kinds (the lowest id of those); 0 when none.  With fwd_kflag
  * 0 (struct) or 1 (union), a declaration (FWD) of that kind does when no
- * definition is there. */
+ * definition is there.  The first few lookups walk the types (~1 ms);
+ * after them the names are hashed (~6 ms once, then ~µs a lookup). */
 static uint32_t find_named(BtfSet *s, const char *name, const int *kinds, int nkinds,
 			   int fwd_kflag)
 {
-	if (!s->index)
+	NameQuery q = { name, kinds, nkinds, fwd_kflag, 0, 0, nkinds };
+	if (!s->index && ++s->lookups > 4)
 		build_name_index(s);
-	uint32_t best = 0, fwd = 0;
-	int best_rank = nkinds;
-	for (uint32_t h = name_hash(name);; h++) {
-		uint32_t id = s->index[h & s->index_mask];
-		if (!id)
-			break;
-		const struct btf_type *t = btf__type_by_id(s->btf, id);
-		if (strcmp(btf__name_by_offset(s->btf, t->name_off), name))
-			continue;
-		int k = btf_kind(t);
-		if (fwd_kflag >= 0 && k == BTF_KIND_FWD && btf_kflag(t) == fwd_kflag) {
-			if (!fwd || id < fwd)
-				fwd = id;
-			continue;
-		}
-		for (int j = 0; j < nkinds; j++)
-			if (kinds[j] == k) {
-				if (j < best_rank || (j == best_rank && id < best)) {
-					best = id;
-					best_rank = j;
-				}
+	if (!s->index) {
+		for (uint32_t id = s->first_id; id < s->end_id; id++)
+			consider(s, id, &q);
+	} else {
+		for (uint32_t h = name_hash(name);; h++) {
+			uint32_t id = s->index[h & s->index_mask];
+			if (!id)
 				break;
-			}
+			consider(s, id, &q);
+		}
 	}
-	return best ? best : fwd;
+	return q.best ? q.best : q.fwd;
 }
 
 const DiType *btf_find_type(const DiModule *m, const char *name)
@@ -1351,12 +1461,15 @@ static DiFunction *make_function(BtfSet *s, const DiModule *m, uint32_t id,
 	DiFunction *f = NEW(DiFunction);
 	f->name = btf_name(s, t->name_off);
 	f->module = m;
-	f->external = btf_vlen(t) == BTF_FUNC_GLOBAL;  /* FUNC: vlen is the linkage */
+	/* FUNC: vlen is the linkage, which pahole writes static for
+	 * nearly every kernel function */
+	f->external = btf_vlen(t) == BTF_FUNC_GLOBAL;
 	const struct btf_type *proto = btf__type_by_id(s->btf, t->type);
 	if (!proto || !btf_is_func_proto(proto))
 		return f;
 	f->ret = convert(s, proto->type);
 	const struct btf_param *p = btf_params(proto);
+	vec_reserve(&f->params, btf_vlen(proto));
 	int used = 0, nregs = is_x86_64() ? 6 : 0;
 	for (int i = 0; i < btf_vlen(proto); i++) {
 		if (!p[i].type)
@@ -1402,18 +1515,44 @@ Vec btf_functions(const DiModule *m, const char *func_glob)
 	BtfSet *s = set_of(m);
 	if (!s->btf || !func_glob)
 		return out;
-	bool glob = has_glob(func_glob);
-	for (uint32_t id = s->first_id; id < s->end_id; id++) {
-		const struct btf_type *t = btf__type_by_id(s->btf, id);
-		if (!btf_is_func(t) || !t->name_off)
-			continue;
-		const char *n = btf__name_by_offset(s->btf, t->name_off);
+	/* A name: the name hash (a probe point each, scripts with many of
+	 * them).  A glob: every function, by the list of their ids. */
+	if (!has_glob(func_glob)) {
+		static const int func_k[] = { BTF_KIND_FUNC };
+		uint32_t id = find_named(s, func_glob, func_k, 1, -1);
+		if (id) {
+			uint32_t i = id - s->first_id;
+			if (!s->funcs[i])
+				s->funcs[i] = make_function(s, m, id, btf__type_by_id(s->btf, id));
+			vec_push(&out, s->funcs[i]);
+		}
+		return out;
+	}
+	if (!s->func_ids) {
+		size_t most = s->end_id - s->first_id + 1;
+		s->func_ids = xrealloc_heap(NULL, sizeof *s->func_ids * most);
+		s->func_names = xrealloc_heap(NULL, sizeof *s->func_names * most);
+		for (uint32_t id = s->first_id; id < s->end_id; id++) {
+			const struct btf_type *t = btf__type_by_id(s->btf, id);
+			const char *n = btf_is_func(t) && t->name_off
+				? btf__name_by_offset(s->btf, t->name_off) : NULL;
+			if (n) {
+				s->func_ids[s->nfuncs] = id;
+				s->func_names[s->nfuncs++] = n;
+			}
+		}
+	}
+	/* the literal part before the first wildcard rules out most names
+	 * without fnmatch */
+	size_t lit = strcspn(func_glob, "*?[\\");
+	for (uint32_t k = 0; k < s->nfuncs; k++) {
+		const char *n = s->func_names[k];
 		/* fnmatch with no flags: arg_glob_match's syntax */
-		if (!n || (glob ? fnmatch(func_glob, n, 0) != 0 : strcmp(func_glob, n)))
+		if (strncmp(n, func_glob, lit) || fnmatch(func_glob, n, 0) != 0)
 			continue;
-		uint32_t i = id - s->first_id;
+		uint32_t id = s->func_ids[k], i = id - s->first_id;
 		if (!s->funcs[i])
-			s->funcs[i] = make_function(s, m, id, t);
+			s->funcs[i] = make_function(s, m, id, btf__type_by_id(s->btf, id));
 		vec_push(&out, s->funcs[i]);
 	}
 	vec_sort(&out, cmp_function_name);
@@ -1450,7 +1589,7 @@ bool btf_load_raw(const char *module, const void *data, size_t len, const char *
 		kernel_tried = true;
 		s = &kernel_set;
 	}
-	Bytes b = { (unsigned char *)data, len };
+	Bytes b = { .data = (unsigned char *)data, .len = len };
 	struct btf *r = btf_of_bytes(&b, base, why, "(raw)");
 	if (!r)
 		return false;
@@ -1465,8 +1604,13 @@ bool btf_image_read(const char *path, void **btf, size_t *len,
 	ElfBtf eb;
 	if (!vmlinuz_btf_cached(path, &eb, why))
 		return false;
-	*btf = eb.btf.data;
+	*btf = NULL;
 	*len = eb.btf.len;
+	if (eb.btf.data) {
+		*btf = xrealloc_heap(NULL, eb.btf.len);
+		memcpy(*btf, eb.btf.data, eb.btf.len);
+	}
+	bytes_free(&eb.btf);
 	*build_id = eb.build_id;
 	return true;
 }
