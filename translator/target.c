@@ -77,6 +77,15 @@ bool target_init(void)
 	struct utsname u;
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof u);
+	/* TAPC_DEFAULT_RELEASE stands for a -r that was not given (a path
+	 * is a build tree, as with -r) */
+	const char *dflt = getenv("TAPC_DEFAULT_RELEASE");
+	if (!sess.release && !sess.kernel_build_dir && dflt && *dflt) {
+		if (strchr(dflt, '/'))
+			sess.kernel_build_dir = xstrdup(dflt);
+		else
+			sess.release = xstrdup(dflt);
+	}
 	arch = sess.arch ? normalize_arch(sess.arch) : normalize_arch(xstrdup(u.machine));
 	if (sess.kernel_build_dir) {
 		const char *f = xsprintf("%s/include/config/kernel.release",

@@ -21,9 +21,18 @@
 #include "probe_common.h"
 
 #include <linux/kprobes.h>
+#include <linux/slab.h>
 
+/*
+ * A probe is placed by symbol (kp.symbol_name, kp.offset, which the
+ * kernel resolves when it is registered), by address (kp.addr), or by
+ * kernel address as the debug information has it: file_addr, with anchor
+ * kfree's address in the same file; the kernel's load offset (KASLR) is
+ * where kfree is now minus anchor.
+ */
 struct _tap_kprobe {
 	struct kprobe kp;
+	unsigned long file_addr, anchor;
 	const char *pp;
 	unsigned int flags;		/* TAP_PROBE_* */
 	bool registered;
@@ -31,10 +40,20 @@ struct _tap_kprobe {
 
 struct _tap_kretprobe {
 	struct kretprobe rp;
+	unsigned long file_addr, anchor;
 	const char *pp;
 	unsigned int flags;
 	bool registered;
 };
+
+/* Set kp->addr of a probe placed by kernel address. */
+static inline void _tap_kprobe_place(struct kprobe *kp, unsigned long file_addr,
+				     unsigned long anchor)
+{
+	if (anchor)
+		kp->addr = (kprobe_opcode_t *)(file_addr - anchor +
+					       (unsigned long)&kfree);
+}
 
 /*
  * The kretprobe instance data every return probe keeps: the stack pointer
@@ -89,6 +108,7 @@ static __maybe_unused int _tap_kprobes_register(struct _tap_kprobe *k, int n)
 	int i, ret;
 
 	for (i = 0; i < n; i++) {
+		_tap_kprobe_place(&k[i].kp, k[i].file_addr, k[i].anchor);
 		ret = register_kprobe(&k[i].kp);
 		if (ret == 0) {
 			k[i].registered = true;
@@ -141,6 +161,7 @@ static __maybe_unused int _tap_kretprobes_register(struct _tap_kretprobe *k, int
 	int i, ret;
 
 	for (i = 0; i < n; i++) {
+		_tap_kprobe_place(&k[i].rp.kp, k[i].file_addr, k[i].anchor);
 		ret = register_kretprobe(&k[i].rp);
 		if (ret == 0) {
 			k[i].registered = true;

@@ -382,6 +382,25 @@ static bool name_repeats(const char *module, const char *name)
 	return false;
 }
 
+/* kfree's address in the kernel's DWARF, or 0: the anchor from which a
+ * probe's address follows the kernel wherever it is loaded (kfree is
+ * exported by every kernel, so the module can take its address). */
+static uint64_t kernel_anchor(void)
+{
+	static uint64_t addr;
+	static bool done;
+	if (!done) {
+		done = true;
+		Vec fs = di_functions(NULL, "kfree", NULL, false);
+		for (int i = 0; i < fs.len && !addr; i++) {
+			const DiFunction *f = fs.data[i];
+			if (!f->inlined && f->external)
+				addr = f->low_pc;
+		}
+	}
+	return addr;
+}
+
 /* Fill d's run-time place for a probe at pc in f (an out-of-line function
  * or an inlined instance).  False, with *why set, when it cannot be
  * placed. */
@@ -396,8 +415,15 @@ static bool place_probe(const char *module, DiSource src, const DiFunction *f,
 		return true;
 	}
 	if (!module) {                  /* placed by address (kprobe_where) */
+		uint64_t anchor = kernel_anchor();
+		if (!anchor) {
+			*why = _("the kernel's DWARF has no kfree, whose address "
+				 "tells where the kernel is loaded");
+			return false;
+		}
 		d->function = f->name;
 		d->offset = 0;
+		d->kernel_anchor = anchor;
 		return true;
 	}
 	const DiFunction *outer = f->inlined || pc < f->low_pc || pc >= f->high_pc
@@ -573,6 +599,8 @@ static Vec matching_functions(Resolver *r, const FuncPattern *fp,
 			continue;
 		if ((k->ret || k->callee || k->callees) && f->inlined)
 			continue;
+		if (f->decl.file && blocked_file_pattern(f->decl.file))
+			continue;
 		if (k->exported && !namelist_has(exp, f->name))
 			continue;
 		vec_push(&fs, (void *)f);
@@ -582,6 +610,19 @@ static Vec matching_functions(Resolver *r, const FuncPattern *fp,
 	 * -L lists first) */
 	if (fs.len > 1)
 		vec_sort(&fs, cmp_func_name_inline);
+	/* labels: of the out-of-line copy when there is one (as stap) */
+	if (k->label) {
+		int n = 0;
+		for (int i = 0; i < fs.len; i++) {
+			const DiFunction *f = fs.data[i];
+			const DiFunction *first = n ? fs.data[n - 1] : NULL;
+			if (f->inlined && first && !first->inlined &&
+			    !strcmp(first->name, f->name))
+				continue;
+			fs.data[n++] = (void *)f;
+		}
+		fs.len = n;
+	}
 	return fs;
 }
 
@@ -649,10 +690,11 @@ static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
 		return 0;
 	const char *need = src == DI_SRC_BTF ? needs_dwarf(&fp, &k) : NULL;
 	if (need) {
-		error_at(fc->loc, _("'%s' needs DWARF debuginfo for %s, and tapc found "
-				    "only BTF for %s (%s); with BTF only a function's "
-				    "entry and return can be probed"),
-			 pp_text(pp), need, module ? module : "the kernel",
+		error_at(fc->loc, _("'%s' needs DWARF debuginfo (for %s), and %s has "
+				    "only BTF, which gives a function's entry and "
+				    "return: %s"),
+			 pp_text(pp), need,
+			 module ? xsprintf(_("module %s"), module) : _("the kernel"),
 			 di_why_no_dwarf(module));
 		return -1;
 	}
@@ -717,9 +759,14 @@ static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
 				Vec labels = di_function_labels(f, comp_str(k.label));
 				for (int j = 0; j < labels.len; j++) {
 					const DiLabel *l = labels.data[j];
-					make_point(&r, pp_with_str(point_named(
-						&r, pp, function_text(f)), li, l->name),
-						f, l->pc);
+					/* named by the label's line, as stap */
+					const char *at = l->src.file && l->src.line > 0
+						? xsprintf("%s@%s:%d", f->name, l->src.file,
+							   l->src.line)
+						: function_text(f);
+					make_point(&r, pp_with_str(point_named(&r, pp, at),
+								   li, l->name),
+						   f, l->pc);
 				}
 			} else if (k.callee || k.callees) {
 				ProbePointComp *cc = k.callee ? k.callee : k.callees;
@@ -741,6 +788,12 @@ static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
 						r.refused++;
 						r.why = _("only inlined callees can be "
 							  "probed yet");
+						continue;
+					}
+					if (k.ret) {
+						r.refused++;
+						r.why = _("an inlined callee has no "
+							  "return of its own");
 						continue;
 					}
 					ProbePoint *c = pp_with_str(
@@ -778,8 +831,20 @@ static int resolve_dwarf_in(const ProbeFamily *fam, ProbePoint *pp,
 			    const char *module, const NameList *syms, Vec *out)
 {
 	ProbePointComp *sc = pp_comp(pp, "statement");
-	if (sc && !comp_is_str(sc))
-		return resolve_symbols_in(fam, pp, module, syms, out);
+	if (sc && !comp_is_str(sc)) {
+		int r = resolve_symbols_in(fam, pp, module, syms, out);
+		ResolvedPoint *rp = r == 1 ? out->data[out->len - 1] : NULL;
+		KernelPointData *d = rp ? rp->data : NULL;
+		/* kernel.statement(ADDR): an address of the kernel's file,
+		 * which follows the kernel where it is loaded */
+		if (d && !module && !pp_has(pp, "absolute") &&
+		    di_source(NULL) == DI_SRC_DWARF && kernel_anchor()) {
+			d->pc = (uint64_t)d->address;
+			d->kernel_anchor = kernel_anchor();
+			rp->needs_debuginfo = false;
+		}
+		return r;
+	}
 	DiSource src = di_source(module);
 	if (src == DI_SRC_NONE)
 		return resolve_symbols_in(fam, pp, module, syms, out);
@@ -795,22 +860,30 @@ static int resolve_kernel_dwarf(const ProbeFamily *fam, ProbePoint *pp,
 	return resolve_each_module(fam, pp, mc, resolve_dwarf_in, out);
 }
 
-/* ---- pass 3: kernel.function without DWARF ----
+/* ---- pass 3 ----
  *
- * The same probes as kprobe.function on the function's entry, without
- * $variables (kernel_function_ctx_expr() gives $return from the registers
- * for .return points). */
+ * kprobes and kretprobes (kprobe.c): a point DWARF or BTF placed goes
+ * where place_probe() said; one resolved by symbols only is a probe on
+ * the function's entry, the same as kprobe.function, whose only
+ * $variable is $return (kernel_function_ctx_expr(), from the
+ * registers). */
 
-/* A kernel.function point a kprobe on the function's entry can stand
- * for: a plain function name, no source file or line, no inline
- * instances, labels or callees. */
-static bool plain_function_point(const ResolvedPoint *rp)
+/* True when pass 3 can place the point: DWARF or BTF placed it, or it
+ * is a plain function name (symbols only: no source file or line, no
+ * inline instances, labels or callees), or an absolute address. */
+static bool placeable_point(const ResolvedPoint *rp)
 {
 	const KernelPointData *d = rp->data;
 	static const char *const need_dwarf[] = {
 		"statement", "inline", "label", "callee", "callees", NULL
 	};
-	if (!d || !d->function || !*d->function || arg_has_glob(d->function) ||
+	if (!d)
+		return false;
+	if (d->difunc || d->kernel_anchor)
+		return true;
+	if (pp_has(rp->point, "absolute"))
+		return true;
+	if (!d->function || !*d->function || arg_has_glob(d->function) ||
 	    strpbrk(d->function, "@:+"))
 		return false;
 	for (int i = 0; need_dwarf[i]; i++)
@@ -825,15 +898,18 @@ static bool emit_kernel_function_decls(Emitter *e, EmitProbe **probes, int n)
 	bool ok = true;
 	for (int i = 0; i < n; i++) {
 		const ResolvedPoint *rp = probes[i]->rp;
-		if (plain_function_point(rp))
+		if (placeable_point(rp))
 			continue;
+		const KernelPointData *d = rp->data;
 		ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
-		error_at(up->loc, _("'%s' cannot be translated yet: it needs the "
-				    "kernel's DWARF debuginfo, which tapc does not read; "
+		error_at(up->loc, _("'%s' cannot be translated: it needs the DWARF "
+				    "debuginfo of %s, which tapc did not find (%s); "
 				    "a kernel.function(\"NAME\") or "
 				    "kprobe.function(\"NAME\") probe on the function's "
 				    "entry works without it"),
-			 pp_text(rp->point));
+			 pp_text(rp->point),
+			 d && d->module ? d->module : "the kernel",
+			 di_why_no_dwarf(d ? d->module : NULL));
 		ok = false;
 	}
 	return ok && kprobe_emit_decls(e, probes, n);
@@ -856,15 +932,16 @@ static const char *kernel_function_ctx_expr(const EmitProbe *ep,
 
 static const char *const kernel_dwarf_shapes[] = {
 	"{kernel|module(s)}.function(s)[.call|.exported|.return[.maxactive(n)]]",
+	"{kernel|module(s)}.function(s).{inline|label(s)"
+		"|callee(s)[.call|.return]|callees(n?)}",
+	"{kernel|module(s)}.statement(s)[.nearest]",
+	"kernel.statement(n)[.absolute]",
 	NULL
 };
 
-/* What needs DWARF to be put on a kprobe (plain_function_point). */
+/* An address in a module needs the module's load address. */
 static const char *const kernel_dwarf_only_shapes[] = {
-	"{kernel|module(s)}.function(s).{inline|label(s)"
-		"|callee(s)[.call|.return]|callees(n?)}",
-	"{kernel|module(s)}.{statement(s)[.nearest]|statement(n)}",
-	"kernel.statement(n).absolute",
+	"module(s).statement(n)",
 	NULL
 };
 

@@ -255,15 +255,33 @@ bool kprobe_supports_entry(const ResolvedPoint *rp)
 	return rp->is_return;
 }
 
-/* The kernel's struct kprobe fields that say where: symbol or address. */
+/* The kernel's struct kprobe fields that say where: symbol (and offset
+ * into it) or address.  A point placed by kernel address has none: its
+ * table entry's file_addr and anchor (kprobe_where_run) set the address
+ * when it is registered. */
 static const char *kprobe_where(const KernelPointData *d)
 {
+	if (d->kernel_anchor)
+		return "";
 	if (!d->function)
-		return xsprintf(".addr = (kprobe_opcode_t *)0x%llxUL",
+		return xsprintf(".addr = (kprobe_opcode_t *)0x%llxUL, ",
 				(unsigned long long)d->address);
 	const char *sym = d->module ? xsprintf("%s:%s", d->module, d->function)
 				    : d->function;
-	return xsprintf(".symbol_name = %s", c_string(sym));
+	if (d->offset)
+		return xsprintf(".symbol_name = %s, .offset = 0x%llx, ", c_string(sym),
+				(unsigned long long)d->offset);
+	return xsprintf(".symbol_name = %s, ", c_string(sym));
+}
+
+/* The table entry's fields that place a probe by kernel address. */
+static const char *kprobe_where_run(const KernelPointData *d)
+{
+	if (!d->kernel_anchor)
+		return "";
+	return xsprintf(" .file_addr = 0x%llxUL, .anchor = 0x%llxUL,",
+			(unsigned long long)d->pc,
+			(unsigned long long)d->kernel_anchor);
 }
 
 /* The body's call and the exit, shared by every callback. */
@@ -375,8 +393,9 @@ static void emit_tables(Emitter *e, const char *tag, EmitProbe **probes, int n,
 			const EmitProbe *ep = probes[i];
 			if (ep->rp->is_return)
 				continue;
-			emit(e, "\t{ .kp = { %s, .pre_handler = tapk_%d },",
-			     kprobe_where(ep->rp->data), ep->index);
+			emit(e, "\t{ .kp = { %s.pre_handler = tapk_%d },%s",
+			     kprobe_where(ep->rp->data), ep->index,
+			     kprobe_where_run(ep->rp->data));
 			emit(e, "\t  .pp = %s, .flags = %s },", ep->pp,
 			     emit_point_flags(ep->rp));
 		}
@@ -390,14 +409,14 @@ static void emit_tables(Emitter *e, const char *tag, EmitProbe **probes, int n,
 			const KernelPointData *d = ep->rp->data;
 			if (!ep->rp->is_return)
 				continue;
-			emit(e, "\t{ .rp = { .kp = { %s },", kprobe_where(d));
+			emit(e, "\t{ .rp = { .kp = { %s},", kprobe_where(d));
 			emit(e, "\t\t  .handler = tapkr_%d, .entry_handler = tapke_%d,",
 			     ep->index, ep->index);
 			emit(e, "\t\t  .data_size = sizeof(%s), .maxactive = %lld },",
 			     kret_data_type(ep),
 			     (long long)(d->maxactive > 0 ? d->maxactive : 0));
-			emit(e, "\t  .pp = %s, .flags = %s },", ep->pp,
-			     emit_point_flags(ep->rp));
+			emit(e, "\t %s .pp = %s, .flags = %s },", kprobe_where_run(d),
+			     ep->pp, emit_point_flags(ep->rp));
 		}
 		emit(e, "};");
 		emit_blank(e);

@@ -21,8 +21,12 @@ typedef struct KernelPointData {
 	const DiFunction *difunc;
 	uint64_t pc;
 	/* The probe's place at run time: the out-of-line function symbol
-	 * `function` plus offset (pc minus that function's low_pc). */
+	 * `function` plus offset (pc minus that function's low_pc), or, with
+	 * kernel_anchor set, the kernel address pc moved by the kernel's
+	 * load offset (KASLR), which the module learns at start from where
+	 * kfree is: kernel_anchor is kfree's address in the same file. */
 	uint64_t offset;
+	uint64_t kernel_anchor;
 } KernelPointData;
 
 /* True for the functions no probe may be put on. */
