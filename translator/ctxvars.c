@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+extern const ProbeFamily family_tracepoint;
+
 /* The target's header folders, in search order (families/family.h) */
 const Vec *kernel_header_dirs(void);
 const char *kernel_arch_dir(void);
@@ -774,7 +776,8 @@ static void check_target_vars(Checker *ck, Node *n)
 		error_at(n->loc, _("'%s' is only available in .return probes"), n->name);
 	} else if (sc->rp && rp_has_debug_vars(sc->rp)) {
 		n->tpath = debug_target_vars(sc->rp, n, ck->in_entry);
-	} else if (n->deref && sc->rp && !sc->rp->needs_debuginfo && !sc->rp->user_space &&
+	} else if (n->deref && sc->rp && !sc->rp->user_space &&
+		   (!sc->rp->needs_debuginfo || sc->rp->family == &family_tracepoint) &&
 		   di_source(NULL) != DI_SRC_NONE && !strstr(n->name, "return") &&
 		   !strstr(n->name, "locals")) {
 		n->tpath = family_target_vars(sc->rp, n);
