@@ -93,8 +93,6 @@ tapc_dist_files = \
 	.ci/run \
 	HACKING.md \
 	Makefile.am \
-	Makefile.am \
-	Makefile.am \
 	README.md \
 	bench/all \
 	bench/debuginfo \
@@ -514,6 +512,9 @@ tapc_dist_files = \
 	testsuite/run/di_cast_btf.env \
 	testsuite/run/di_cast_btf.out \
 	testsuite/run/di_cast_btf.stp \
+	testsuite/run/di_entry_call.args \
+	testsuite/run/di_entry_call.out \
+	testsuite/run/di_entry_call.stp \
 	testsuite/run/di_inline.args \
 	testsuite/run/di_inline.out \
 	testsuite/run/di_inline.stp \
@@ -675,6 +676,16 @@ tapc_dist_files = \
 	testsuite/run/suppress_errors.out \
 	testsuite/run/suppress_errors.status \
 	testsuite/run/suppress_errors.stp \
+	testsuite/run/tapset_nd_vfs.args \
+	testsuite/run/tapset_nd_vfs.out \
+	testsuite/run/tapset_nd_vfs.stp \
+	testsuite/run/tapset_vfs.args \
+	testsuite/run/tapset_vfs.out \
+	testsuite/run/tapset_vfs.stp \
+	testsuite/run/tapset_vfs_btf.args \
+	testsuite/run/tapset_vfs_btf.env \
+	testsuite/run/tapset_vfs_btf.out \
+	testsuite/run/tapset_vfs_btf.stp \
 	testsuite/run/task_cpu.out \
 	testsuite/run/task_cpu.stp \
 	testsuite/run/timer_T.args \
