@@ -679,6 +679,13 @@ tapc_dist_files = \
 	testsuite/run/tapset_nd_vfs.args \
 	testsuite/run/tapset_nd_vfs.out \
 	testsuite/run/tapset_nd_vfs.stp \
+	testsuite/run/tapset_proc.args \
+	testsuite/run/tapset_proc.out \
+	testsuite/run/tapset_proc.stp \
+	testsuite/run/tapset_proc_btf.args \
+	testsuite/run/tapset_proc_btf.env \
+	testsuite/run/tapset_proc_btf.out \
+	testsuite/run/tapset_proc_btf.stp \
 	testsuite/run/tapset_vfs.args \
 	testsuite/run/tapset_vfs.out \
 	testsuite/run/tapset_vfs.stp \
