@@ -124,7 +124,9 @@ static bool make_tree(void)
 			    "-fno-asynchronous-unwind-tables -Wl,--build-id -Wl,-e,fx_entry "
 			    "-o vmlinux fx.c fx0.o 2>/dev/null && "
 			    "mkdir -p kernel/drivers && gcc -g -O2 -c fx-mod.c "
-			    "-o kernel/drivers/fx-mod.ko 2>/dev/null", tree));
+			    "-o kernel/drivers/fx-mod.ko 2>/dev/null && "
+			    "mkdir stripped && objcopy --strip-debug vmlinux stripped/vmlinux",
+			    tree));
 }
 
 static const DiVariable *find_var(const Vec *v, const char *name)
@@ -505,9 +507,20 @@ static void test_env_path(void)
 	int st = 0;
 	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0);
+	/* a file without DWARF is passed over, and named when nothing has */
 	pid = fork();
 	if (pid == 0) {
-		setenv("SYSTEMTAP_DEBUGINFO_PATH", xsprintf("/nonexistent:%s", tree), 1);
+		setenv("SYSTEMTAP_DEBUGINFO_PATH", xsprintf("%s/stripped", tree), 1);
+		const char *why = di_why_no_dwarf(NULL);
+		_exit(di_source(NULL) != DI_SRC_DWARF && why &&
+		      strstr(why, xsprintf("%s/stripped/vmlinux: no DWARF", tree)) ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	pid = fork();
+	if (pid == 0) {
+		setenv("SYSTEMTAP_DEBUGINFO_PATH", xsprintf("/nonexistent:%s/stripped:%s",
+							    tree, tree), 1);
 		_exit(di_source(NULL) == DI_SRC_DWARF && di_source("fx_mod") == DI_SRC_DWARF
 		      ? 0 : 1);
 	}

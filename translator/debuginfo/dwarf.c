@@ -727,9 +727,23 @@ static const Index *dm_index(DwMod *dm)
  * Opening a module
  */
 
+/* A candidate must hold its DWARF itself: no separate debug file looked
+ * up by build-id or debuglink (nor debuginfod), which would go past the
+ * search path kdebug.c was given. */
+static int no_separate_debuginfo(Dwfl_Module *mod, void **userdata,
+				 const char *modname, Dwarf_Addr base,
+				 const char *file_name, const char *debuglink_file,
+				 GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc;
+	*debuginfo_file_name = NULL;
+	return -1;
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = no_separate_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 
