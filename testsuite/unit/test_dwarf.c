@@ -58,10 +58,23 @@ static const char kernel_c[] =
 	"	/* nothing here */\n"
 	"	return total;\n"
 	"}\n"
+	"__attribute__((noinline)) int fx_ev(int a)\n"
+	"{\n"
+	"	fx_callee(1);\n"
+	"	fx_sink = 3;\n"
+	"	return fx_sink;\n"
+	"}\n"
+	"struct fx_pair { long lo; long hi; };\n"
+	"__attribute__((noinline)) long fx_pieces(struct fx_pair p)\n"
+	"{\n"
+	"	fx_sink += p.lo;\n"
+	"	return p.hi * fx_sink;\n"
+	"}\n"
 	"void fx_entry(void)\n"
 	"{\n"
 	"	struct fx_flags f = { 1, 2, 3, { 0 } };\n"
-	"	fx_sink = fx_main(&f, FX_GREEN) + fx_gflags.c;\n"
+	"	fx_sink = fx_main(&f, FX_GREEN) + fx_gflags.c + fx_ev(2);\n"
+	"	fx_sink += fx_pieces((struct fx_pair){ 1, 2 });\n"
 	"	for (;;)\n"
 	"		;\n"
 	"}\n";
@@ -160,13 +173,11 @@ static void test_finding(void)
 static void test_functions(void)
 {
 	Vec v = di_functions(NULL, "fx_*", NULL, false);
-	CHECK(v.len == 4);
-	if (v.len == 4) {
-		CHECK(!strcmp(((DiFunction *)vec_get(&v, 0))->name, "fx_callee"));
-		CHECK(!strcmp(((DiFunction *)vec_get(&v, 1))->name, "fx_entry"));
-		CHECK(!strcmp(((DiFunction *)vec_get(&v, 2))->name, "fx_main"));
-		CHECK(!strcmp(((DiFunction *)vec_get(&v, 3))->name, "fx_plain"));
-	}
+	const char *names[] = { "fx_callee", "fx_entry", "fx_ev", "fx_main", "fx_pieces",
+				"fx_plain" };
+	CHECK(v.len == 6);
+	for (int i = 0; i < v.len && i < 6; i++)
+		CHECK(!strcmp(((DiFunction *)vec_get(&v, i))->name, names[i]));
 	Vec exact = di_functions(NULL, "fx_main", NULL, false);
 	CHECK(exact.len == 1);
 	const DiFunction *f = exact.len ? vec_get(&exact, 0) : NULL;
@@ -178,7 +189,7 @@ static void test_functions(void)
 	CHECK(f->low_pc == f->entry_pc && f->high_pc > f->low_pc);
 	CHECK(f->ret && !strcmp(di_type_text(f->ret), "int"));
 	CHECK(f->params.len == 2);
-	CHECK(v.len == 4 && f == vec_get(&v, 2));    /* one DiFunction per function */
+	CHECK(v.len == 6 && f == vec_get(&v, 3));    /* one DiFunction per function */
 
 	/* file globs: the path and its last components */
 	CHECK(di_functions(NULL, "fx_main", "fx.c", false).len == 1);
@@ -224,6 +235,50 @@ static void test_functions(void)
 	const DiVariable *total = find_var(&at_entry, "total");
 	CHECK(total && !total->is_param && !strcmp(di_type_text(total->type), "int"));
 	CHECK(find_var(&at_entry, "blockvar") == NULL);   /* not in its block */
+}
+
+/* Locations that are expressions: a parameter's value at the function's
+ * entry (DW_OP_entry_value, its operand expression after it) and a
+ * struct passed in two registers (pieces). */
+static void test_expressions(void)
+{
+	Vec v = di_functions(NULL, "fx_ev", NULL, false);
+	CHECK(v.len == 1);
+	if (v.len == 1) {
+		const DiFunction *f = vec_get(&v, 0);
+		int line = line_of(kernel_c, "	fx_sink = 3;");
+		Vec lines = di_function_lines(f, line, line);
+		CHECK(lines.len == 1);
+		Vec at_entry = di_variables_at(f, f->entry_pc);
+		const DiVariable *a = find_var(&at_entry, "a");
+		CHECK(a && a->loc.kind == DI_LOC_REG && a->loc.reg == 5);
+		if (lines.len == 1) {
+			Vec later = di_variables_at(f, ((DiLine *)vec_get(&lines, 0))->pc);
+			a = find_var(&later, "a");
+			CHECK(a && a->loc.kind == DI_LOC_EXPR && a->loc.expr_len == 3);
+			if (a && a->loc.kind == DI_LOC_EXPR && a->loc.expr_len == 3) {
+				CHECK(a->loc.expr[0].op == DW_OP_entry_value &&
+				      a->loc.expr[0].n1 == 1);
+				CHECK(a->loc.expr[1].op == DW_OP_reg5);
+				CHECK(a->loc.expr[2].op == DW_OP_stack_value);
+			}
+		}
+	}
+	v = di_functions(NULL, "fx_pieces", NULL, false);
+	CHECK(v.len == 1);
+	if (v.len == 1) {
+		const DiFunction *f = vec_get(&v, 0);
+		Vec vars = di_variables_at(f, f->entry_pc);
+		const DiVariable *p = find_var(&vars, "p");
+		CHECK(p && !strcmp(di_type_text(p->type), "struct fx_pair"));
+		CHECK(p && p->loc.kind == DI_LOC_EXPR && p->loc.expr_len == 4);
+		if (p && p->loc.kind == DI_LOC_EXPR && p->loc.expr_len == 4) {
+			CHECK(p->loc.expr[0].op == DW_OP_reg5);
+			CHECK(p->loc.expr[1].op == DW_OP_piece && p->loc.expr[1].n1 == 8);
+			CHECK(p->loc.expr[2].op == DW_OP_reg4);
+			CHECK(p->loc.expr[3].op == DW_OP_piece && p->loc.expr[3].n1 == 8);
+		}
+	}
 }
 
 /* Code built without optimisation: the probe after the prologue, and
@@ -321,10 +376,16 @@ static void test_blocks_lines_labels(void)
 		const DiFunction *e = vec_get(&entry, 0);
 		CHECK(di_function_callees(e, "fx_callee", 1).len == 0);
 		Vec deep = di_function_callees(e, "fx_callee", 2);
-		CHECK(deep.len == 1);
-		if (deep.len == 1)
-			CHECK(!strcmp(((DiCallSite *)vec_get(&deep, 0))->caller->name,
-				      "fx_main"));
+		CHECK(deep.len == 2);   /* from fx_main and from fx_ev */
+		bool from_main = false, from_ev = false;
+		for (int i = 0; i < deep.len; i++) {
+			const DiCallSite *c = vec_get(&deep, i);
+			from_main |= !strcmp(c->caller->name, "fx_main");
+			from_ev |= !strcmp(c->caller->name, "fx_ev");
+			CHECK(!strcmp(c->callee->name, "fx_callee"));
+		}
+		CHECK(from_main && from_ev);
+		CHECK(di_function_callees(e, "fx_*", 1).len == 3);
 	}
 
 	/* the frame: at a function's first instruction the CFA is rsp + 8 */
@@ -464,7 +525,7 @@ static void test_cache(void)
 	const DiModule *m2 = dwarf_open(NULL, vmlinux, &why);
 	CHECK(m2 != NULL);
 	if (m2) {
-		CHECK(dwarf_functions(m2, "fx_*", NULL, false).len == 4);
+		CHECK(dwarf_functions(m2, "fx_*", NULL, false).len == 6);
 		CHECK(stat(idx, &st) == 0 && st.st_size == full);
 	}
 	/* a changed byte in the header (the build-id) */
@@ -544,6 +605,7 @@ int main(void)
 	test_finding();
 	test_functions();
 	test_unoptimised();
+	test_expressions();
 	test_blocks_lines_labels();
 	test_types();
 	test_globals();
