@@ -151,6 +151,7 @@ typedef struct DwMod {
 	bool ix_ready;
 	OffMap funcs;           /* DIE offset -> DwFunc * */
 	OffMap types;           /* DIE offset -> DiType * */
+	OffMap named;           /* interned type key -> DiType * */
 } DwMod;
 
 /* A DiFunction with what dwarf.c needs to find it again. */
@@ -955,6 +956,37 @@ static const DiType *conv_array(DwMod *dm, Dwarf_Die *die, DiType *t)
 	return t;
 }
 
+/* The key under which a named type is the same in every unit, or NULL
+ * for one that has no name (made with whatever holds it). */
+static const char *named_key(Dwarf_Die *die, const DiType *t)
+{
+	int tag = dwarf_tag(die);
+	if (!t->name)
+		return NULL;
+	switch (tag) {
+	case DW_TAG_base_type: {
+		Dwarf_Attribute a;
+		Dwarf_Word enc = 0;
+		dwarf_formudata(dwarf_attr(die, DW_AT_encoding, &a), &enc);
+		return intern(xsprintf("%d %s %llu %llu", tag, t->name,
+				       (unsigned long long)t->size, (unsigned long long)enc));
+	}
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_class_type:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_typedef:
+		if (!t->decl.file || !t->decl.line)
+			return NULL;
+		return intern(xsprintf("%d %s %llu %d %s %d", tag, t->name,
+				       (unsigned long long)t->size,
+				       die_flag(die, DW_AT_declaration), t->decl.file,
+				       t->decl.line));
+	default:
+		return NULL;
+	}
+}
+
 static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 {
 	uint64_t off = dwarf_dieoffset(die);
@@ -977,6 +1009,17 @@ static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 	}
 	Dwarf_Attribute a;
 	Dwarf_Word enc = 0;
+	/* every unit has its own copy of the types it uses; a named one made
+	 * from the same declaration (name, size, file and line) is the same
+	 * type, made once for the whole module */
+	const char *key = named_key(die, t);
+	DiType *same = key ? offmap_get(&dm->named, (uint64_t)(uintptr_t)key) : NULL;
+	if (same) {
+		offmap_put(&dm->types, off, same);
+		return same;
+	}
+	if (key)
+		offmap_put(&dm->named, (uint64_t)(uintptr_t)key, t);
 	switch (dwarf_tag(die)) {
 	case DW_TAG_base_type:
 		dwarf_formudata(dwarf_attr(die, DW_AT_encoding, &a), &enc);
