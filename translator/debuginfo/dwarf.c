@@ -956,35 +956,44 @@ static const DiType *conv_array(DwMod *dm, Dwarf_Die *die, DiType *t)
 	return t;
 }
 
-/* The key under which a named type is the same in every unit, or NULL
- * for one that has no name (made with whatever holds it). */
-static const char *named_key(Dwarf_Die *die, const DiType *t)
+/* The key under which a named type is the same in every unit (interned;
+ * allocated only the first time), or NULL for one that has no name (made
+ * with whatever holds it). */
+static const char *named_key(Dwarf_Die *die)
 {
 	int tag = dwarf_tag(die);
-	if (!t->name)
+	const char *name = dwarf_diename(die);
+	if (!name)
 		return NULL;
+	char buf[768];
+	int size = dwarf_bytesize(die), n = -1;
+	Dwarf_Attribute a;
+	Dwarf_Word enc = 0;
 	switch (tag) {
-	case DW_TAG_base_type: {
-		Dwarf_Attribute a;
-		Dwarf_Word enc = 0;
+	case DW_TAG_base_type:
 		dwarf_formudata(dwarf_attr(die, DW_AT_encoding, &a), &enc);
-		return intern(xsprintf("%d %s %llu %llu", tag, t->name,
-				       (unsigned long long)t->size, (unsigned long long)enc));
-	}
+		n = snprintf(buf, sizeof buf, "%d %s %d %llu", tag, name, size,
+			     (unsigned long long)enc);
+		break;
 	case DW_TAG_structure_type:
 	case DW_TAG_union_type:
 	case DW_TAG_class_type:
 	case DW_TAG_enumeration_type:
-	case DW_TAG_typedef:
-		if (!t->decl.file || !t->decl.line)
+	case DW_TAG_typedef: {
+		int line = 0;
+		Dwarf_Die cu;
+		const char *file;
+		if (dwarf_decl_line(die, &line) != 0 || line <= 0 ||
+		    !dwarf_diecu(die, &cu, NULL, NULL) || !(file = die_decl_file(die, &cu)))
 			return NULL;
-		return intern(xsprintf("%d %s %llu %d %s %d", tag, t->name,
-				       (unsigned long long)t->size,
-				       die_flag(die, DW_AT_declaration), t->decl.file,
-				       t->decl.line));
+		n = snprintf(buf, sizeof buf, "%d %s %d %d %s %d", tag, name, size,
+			     die_flag(die, DW_AT_declaration), file, line);
+		break;
+	}
 	default:
 		return NULL;
 	}
+	return n > 0 && (size_t)n < sizeof buf ? intern(buf) : NULL;
 }
 
 static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
@@ -993,8 +1002,16 @@ static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 	DiType *t = offmap_get(&dm->types, off);
 	if (t)
 		return t;
+	/* every unit has its own copy of the types it uses; a named one made
+	 * from the same declaration (name, size, file and line) is the same
+	 * type, made once for the whole module */
+	const char *key = named_key(die);
+	if (key && (t = offmap_get(&dm->named, (uint64_t)(uintptr_t)key)))
+		return t;
 	t = NEW(DiType);
 	offmap_put(&dm->types, off, t);
+	if (key)
+		offmap_put(&dm->named, (uint64_t)(uintptr_t)key, t);
 	const char *name = dwarf_diename(die);
 	t->name = name ? intern(name) : NULL;
 	int size = dwarf_bytesize(die);
@@ -1009,17 +1026,6 @@ static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 	}
 	Dwarf_Attribute a;
 	Dwarf_Word enc = 0;
-	/* every unit has its own copy of the types it uses; a named one made
-	 * from the same declaration (name, size, file and line) is the same
-	 * type, made once for the whole module */
-	const char *key = named_key(die, t);
-	DiType *same = key ? offmap_get(&dm->named, (uint64_t)(uintptr_t)key) : NULL;
-	if (same) {
-		offmap_put(&dm->types, off, same);
-		return same;
-	}
-	if (key)
-		offmap_put(&dm->named, (uint64_t)(uintptr_t)key, t);
 	switch (dwarf_tag(die)) {
 	case DW_TAG_base_type:
 		dwarf_formudata(dwarf_attr(die, DW_AT_encoding, &a), &enc);
@@ -1378,7 +1384,8 @@ static Vec params_of(DwMod *dm, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Die *fbase,
 		     uint64_t pc)
 {
 	Vec out = { 0 };
-	OffMap seen = { 0 };
+	Dwarf_Off seen[64];     /* the origins of the instance's own */
+	size_t nseen = 0;
 	Dwarf_Die c, origin, o;
 	Dwarf_Attribute a;
 	if (dwarf_child(die, &c) == 0) {
@@ -1386,17 +1393,22 @@ static Vec params_of(DwMod *dm, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Die *fbase,
 			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
 				continue;
 			vec_push(&out, conv_var(dm, &c, cu, fbase, pc, true));
-			if (dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
+			if (nseen < 64 && dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
 			    dwarf_formref_die(&a, &o))
-				offmap_put(&seen, dwarf_dieoffset(&o), &out);
+				seen[nseen++] = dwarf_dieoffset(&o);
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
-	if (!dwarf_attr(die, DW_AT_abstract_origin, &a) ||
+	if (nseen == 64 || !dwarf_attr(die, DW_AT_abstract_origin, &a) ||
 	    !dwarf_formref_die(&a, &origin) || dwarf_child(&origin, &c) != 0)
 		return out;
 	do {
-		if (dwarf_tag(&c) == DW_TAG_formal_parameter &&
-		    !offmap_get(&seen, dwarf_dieoffset(&c)))
+		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+			continue;
+		Dwarf_Off d = dwarf_dieoffset(&c);
+		size_t i = 0;
+		while (i < nseen && seen[i] != d)
+			i++;
+		if (i == nseen)
 			vec_push(&out, conv_var(dm, &c, cu, NULL, pc, true));
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return out;
