@@ -1501,6 +1501,13 @@ Vec dwarf_functions(const DiModule *m, const char *func_glob,
 			continue;
 		prev = r;
 		vec_push(&out, f);
+		/* a long listing goes through most of the file: keep only the
+		 * pages in use (a vmlinux's are clean, read again if needed) */
+		if (!dm->is_rel && out.len % 4096 == 0) {
+			size_t size = 0;
+			char *raw = elf_rawfile(dm->elf, &size);
+			drop_pages(raw, size);
+		}
 	}
 	return out;
 }
