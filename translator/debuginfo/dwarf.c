@@ -159,7 +159,7 @@ typedef struct DwFunc {
 	DiFunction f;           /* first */
 	uint64_t die;           /* its DIE (subprogram or inlined_subroutine) */
 	uint64_t outer;         /* inlined: the out-of-line function's DIE */
-	bool params_done;
+	int64_t decl_fidx;      /* its DW_AT_decl_file, -1 when none */
 } DwFunc;
 
 static Vec opened;              /* DwMod * */
@@ -1358,8 +1358,22 @@ static bool offdie(DwMod *dm, uint64_t off, Dwarf_Die *die)
 	return off && dwarf_offdie(dm->dw, off, die) != NULL;
 }
 
+/* A DIE's DW_AT_decl_file number, -1 when it has none. */
+static int64_t decl_file_index(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &a) || dwarf_formudata(&a, &w) != 0)
+		return -1;
+	return (int64_t)w;
+}
+
+/* A variable of owner (NULL for a global).  Its declaration's file is
+ * owner's when the file numbers agree (both of one unit's table), which
+ * spares reading the unit's line table just for its name. */
 static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
-			    Dwarf_Die *fdie, uint64_t pc, bool is_param)
+			    Dwarf_Die *fdie, uint64_t pc, bool is_param,
+			    const DwFunc *owner)
 {
 	DiVariable *var = NEW(DiVariable);
 	const char *name = die_name(v);
@@ -1368,7 +1382,9 @@ static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
 	var->is_param = is_param;
 	int line = 0;
 	if (dwarf_decl_line(v, &line) == 0) {
-		const char *f = die_decl_file(v, cu);
+		int64_t fidx = decl_file_index(v);
+		const char *f = owner && fidx >= 0 && fidx == owner->decl_fidx
+			? owner->f.decl.file : die_decl_file(v, cu);
 		var->decl.file = f ? intern(f) : NULL;
 		var->decl.line = line;
 	}
@@ -1381,7 +1397,7 @@ static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
  * leaves out some of the declaration's, optimised away, gets them after
  * its own, as DI_LOC_NONE. */
 static Vec params_of(DwMod *dm, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Die *fbase,
-		     uint64_t pc)
+		     uint64_t pc, const DwFunc *owner)
 {
 	Vec out = { 0 };
 	Dwarf_Off seen[64];     /* the origins of the instance's own */
@@ -1392,7 +1408,7 @@ static Vec params_of(DwMod *dm, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Die *fbase,
 		do {
 			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
 				continue;
-			vec_push(&out, conv_var(dm, &c, cu, fbase, pc, true));
+			vec_push(&out, conv_var(dm, &c, cu, fbase, pc, true, owner));
 			if (nseen < 64 && dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
 			    dwarf_formref_die(&a, &o))
 				seen[nseen++] = dwarf_dieoffset(&o);
@@ -1409,14 +1425,16 @@ static Vec params_of(DwMod *dm, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Die *fbase,
 		while (i < nseen && seen[i] != d)
 			i++;
 		if (i == nseen)
-			vec_push(&out, conv_var(dm, &c, cu, NULL, pc, true));
+			vec_push(&out, conv_var(dm, &c, cu, NULL, pc, true, owner));
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return out;
 }
 
 /* The DiFunction of the DIE at off (a subprogram, or with outer an
- * inlined instance in the subprogram at outer), made once. */
-static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer)
+ * inlined instance in the subprogram at outer), made once.  r, when not
+ * NULL, is its index record, which has its entry and declaration. */
+static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer,
+			     const IxFunc *r)
 {
 	DwFunc *df = offmap_get(&dm->funcs, off);
 	if (df)
@@ -1427,28 +1445,39 @@ static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer)
 	df = NEW(DwFunc);
 	df->die = off;
 	df->outer = outer;
+	df->decl_fidx = decl_file_index(&die);
 	DiFunction *f = &df->f;
 	const char *name = die_name(&die);
 	f->name = intern(name ? name : "");
 	f->module = &dm->pub;
 	f->inlined = dwarf_tag(&die) == DW_TAG_inlined_subroutine;
 	Dwarf_Addr pc = 0, lo = 0, hi = 0;
-	die_entry(&die, &pc);
+	if (r)
+		pc = r->pc;
+	else
+		die_entry(&die, &pc);
 	if (!die_span(&die, pc, &lo, &hi))
 		lo = hi = pc;
 	f->entry_pc = pc + dm->bias;
 	f->low_pc = lo + dm->bias;
 	f->high_pc = hi + dm->bias;
-	const char *file = die_decl_file(&die, &cu);
-	f->decl.file = file ? intern(file) : NULL;
-	dwarf_decl_line(&die, &f->decl.line);
+	if (r) {
+		/* the index has the file's name: no line table to read */
+		const char *file = ix_str(&dm->ix, r->file);
+		f->decl.file = *file ? intern(file) : NULL;
+		f->decl.line = (int)r->line;
+	} else {
+		const char *file = die_decl_file(&die, &cu);
+		f->decl.file = file ? intern(file) : NULL;
+		dwarf_decl_line(&die, &f->decl.line);
+	}
 	f->external = die_flag(&die, DW_AT_external);
 	f->ret = conv_ref(dm, &die);
 	if (f->ret && f->ret->kind == DI_TYPE_VOID)
 		f->ret = NULL;
 	Dwarf_Die fdie;
 	Dwarf_Die *fbase = f->inlined ? (offdie(dm, outer, &fdie) ? &fdie : NULL) : &die;
-	f->params = params_of(dm, &die, &cu, fbase, f->entry_pc);
+	f->params = params_of(dm, &die, &cu, fbase, f->entry_pc, df);
 	offmap_put(&dm->funcs, off, df);
 	return f;
 }
@@ -1496,7 +1525,7 @@ Vec dwarf_functions(const DiModule *m, const char *func_glob,
 			continue;
 		if (prev && prev->name == r->name && prev->pc == r->pc)
 			continue;
-		DiFunction *f = make_func(dm, r->die, r->outer);
+		DiFunction *f = make_func(dm, r->die, r->outer, r);
 		if (!f)
 			continue;
 		prev = r;
@@ -1605,7 +1634,7 @@ Vec dwarf_variables_at(const DiFunction *f, uint64_t pc)
 		return out;
 	Dwarf_Die *fbase = f->inlined ? (offdie(dm, df->outer, &outer) ? &outer : NULL) : &die;
 	Dwarf_Die c;
-	out = params_of(dm, &die, &cu, fbase, pc);
+	out = params_of(dm, &die, &cu, fbase, pc, df);
 	/* locals: the function's own, then each block that holds pc */
 	Dwarf_Die scope = die;
 	for (;;) {
@@ -1616,7 +1645,7 @@ Vec dwarf_variables_at(const DiFunction *f, uint64_t pc)
 		do {
 			int tag = dwarf_tag(&c);
 			if (tag == DW_TAG_variable)
-				vec_push(&out, conv_var(dm, &c, &cu, fbase, pc, false));
+				vec_push(&out, conv_var(dm, &c, &cu, fbase, pc, false, df));
 			else if (tag == DW_TAG_lexical_block && !deeper &&
 				 dwarf_haspc(&c, pc - dm->bias) == 1) {
 				next = c;
@@ -1641,7 +1670,7 @@ static DiFunction *func_at(DwMod *dm, Dwarf_Die *cu, Dwarf_Addr a)
 		return NULL;
 	do {
 		if (dwarf_tag(&c) == DW_TAG_subprogram && dwarf_haspc(&c, a) == 1)
-			return make_func(dm, dwarf_dieoffset(&c), 0);
+			return make_func(dm, dwarf_dieoffset(&c), 0, NULL);
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return NULL;
 }
@@ -1838,7 +1867,7 @@ static const DiFunction *definition_of(DwMod *dm, const char *name, uint64_t cu)
 		if (!best || ((r->flags & IX_EXTERNAL) && !(best->flags & IX_EXTERNAL)))
 			best = r;
 	}
-	return best ? make_func(dm, best->die, 0) : NULL;
+	return best ? make_func(dm, best->die, 0, best) : NULL;
 }
 
 static void find_calls(DwMod *dm, Dwarf_Die *scope, uint64_t cuoff,
@@ -1972,7 +2001,7 @@ const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
 		Dwarf_Die die, cu;
 		if (!offdie(dm, r->die, &die) || !dwarf_diecu(&die, &cu, NULL, NULL))
 			continue;
-		return conv_var(dm, &die, &cu, NULL, 0, false);
+		return conv_var(dm, &die, &cu, NULL, 0, false, NULL);
 	}
 	return NULL;
 }
