@@ -350,6 +350,19 @@ static void test_blocks_lines_labels(void)
 		CHECK(((DiLine *)vec_get(&near, 0))->src.line ==
 		      line_of(kernel_c, "	return total;"));
 	CHECK(di_source_lines(NULL, "other.c", 1, 100, true).len == 0);
+	/* a range that ends without code: its last lines stand for the next
+	 * one with code; one that ends with code takes nothing more */
+	int sink = line_of(kernel_c, "	total += fx_sink;");
+	CHECK(di_source_lines(NULL, "fx.c", sink, empty, false).len == 1);
+	Vec range = di_source_lines(NULL, "fx.c", sink, empty, true);
+	CHECK(range.len == 2);
+	if (range.len == 2) {
+		CHECK(((DiLine *)vec_get(&range, 0))->src.line == sink);
+		CHECK(((DiLine *)vec_get(&range, 1))->src.line ==
+		      line_of(kernel_c, "	return total;"));
+	}
+	CHECK(di_source_lines(NULL, "fx.c", sink - 1, sink, true).len ==
+	      di_source_lines(NULL, "fx.c", sink - 1, sink, false).len);
 
 	/* labels */
 	Vec labels = di_function_labels(f, "o*");

@@ -1690,7 +1690,7 @@ static int cmp_hit(const void *a, const void *b)
 
 /* The lowest address of each line of file (by name match) in the CU,
  * optionally only within [lo_pc, hi_pc).  Sorted by line. */
-static Vec cu_line_hits(DwMod *dm, Dwarf_Die *cu, const char *file_glob,
+static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 			const char *exact_file, Dwarf_Addr lo_pc, Dwarf_Addr hi_pc)
 {
 	Vec hits = { 0 };
@@ -1729,7 +1729,6 @@ static Vec cu_line_hits(DwMod *dm, Dwarf_Die *cu, const char *file_glob,
 		vec_push(&hits, h);
 	}
 	vec_sort(&hits, cmp_hit);
-	(void)dm;
 	return hits;
 }
 
@@ -1738,25 +1737,19 @@ static void push_lines(DwMod *dm, Dwarf_Die *cu, Vec *hits, const char *file,
 		       Vec *out)
 {
 	int last = -1;
+	bool hi_has_code = false;
 	for (int i = 0; i < hits->len; i++) {
 		LineHit *h = vec_get(hits, i);
 		if (h->line == last)
 			continue;       /* the lowest address of each line */
 		last = h->line;
-		bool in = h->line >= lo && h->line <= hi;
-		if (!in && nearest && h->line > hi) {
-			/* lines of [lo, hi] without code: the next one that has */
-			bool any_before = false;
-			for (int j = 0; j < out->len; j++)
-				if (((DiLine *)vec_get(out, j))->src.file == intern(file))
-					any_before = true;
-			in = !any_before;
-		}
-		if (!in) {
-			if (h->line > hi)
-				break;
+		if (h->line < lo)
 			continue;
-		}
+		/* with nearest, the lines up to hi without code stand for the
+		 * next line that has code */
+		if (h->line > hi && (!nearest || hi_has_code))
+			break;
+		hi_has_code |= h->line == hi;
 		DiLine *dl = NEW(DiLine);
 		dl->src.file = intern(file);
 		dl->src.line = h->line;
@@ -1777,7 +1770,7 @@ Vec dwarf_function_lines(const DiFunction *f, int lo, int hi)
 	if (!f->decl.file || !offdie(dm, df->die, &die) ||
 	    !dwarf_diecu(&die, &cu, NULL, NULL))
 		return out;
-	Vec hits = cu_line_hits(dm, &cu, NULL, f->decl.file, f->low_pc - dm->bias,
+	Vec hits = cu_line_hits(&cu, NULL, f->decl.file, f->low_pc - dm->bias,
 				f->high_pc - dm->bias);
 	push_lines(dm, &cu, &hits, f->decl.file, lo, hi, false, f, &out);
 	return out;
@@ -1796,7 +1789,7 @@ Vec dwarf_source_lines(const DiModule *m, const char *file_glob, int lo,
 		Dwarf_Die cu;
 		if (!di_file_matches(file_glob, name) || !offdie(dm, ix->cus[i].cu, &cu))
 			continue;
-		Vec hits = cu_line_hits(dm, &cu, NULL, name, 0, UINT64_MAX);
+		Vec hits = cu_line_hits(&cu, NULL, name, 0, UINT64_MAX);
 		push_lines(dm, &cu, &hits, name, lo, hi, nearest, NULL, &out);
 	}
 	return out;
