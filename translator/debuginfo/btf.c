@@ -29,6 +29,7 @@
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -46,21 +47,26 @@
 
 /* ================= reading files and unpacking them ================= */
 
-/* Nothing unpacked may grow past this: a vmlinux is ~100 MB. */
-#define UNPACK_LIMIT ((size_t)1 << 30)
+/* Nothing unpacked may grow past this: the vmlinux in a vmlinuz is
+ * ~70 MB, a module without its debug sections a few MB. */
+#define UNPACK_LIMIT ((size_t)256 << 20)
 
 /* A heap buffer (freed by the caller): these are megabytes read once, so
  * they stay out of the arena. */
 typedef struct Bytes {
 	unsigned char *data;
 	size_t len;
+	void *map;              /* a mapped file data points into, or NULL */
+	size_t map_len;
 } Bytes;
 
 static void bytes_free(Bytes *b)
 {
-	free(b->data);
-	b->data = NULL;
-	b->len = 0;
+	if (b->map)
+		munmap(b->map, b->map_len);
+	else
+		free(b->data);
+	memset(b, 0, sizeof *b);
 }
 
 /* The whole file into b; false with errno set. */
@@ -137,7 +143,7 @@ static const char *unpack_xz(const unsigned char *in, size_t len, Bytes *out,
 	const char *err = NULL;
 	for (;;) {
 		if (!out_reserve(out, &cap, 1 << 20)) {
-			err = _("unpacks to more than 1 GiB");
+			err = _("unpacks to more than 256 MiB");
 			break;
 		}
 		s.next_out = out->data + out->len;
@@ -172,7 +178,7 @@ static const char *unpack_zstd(const unsigned char *in, size_t len, Bytes *out,
 	if (!ZSTD_isError(frame)) {
 		if (whole != ZSTD_CONTENTSIZE_UNKNOWN && whole != ZSTD_CONTENTSIZE_ERROR) {
 			if (whole > UNPACK_LIMIT)
-				return _("unpacks to more than 1 GiB");
+				return _("unpacks to more than 256 MiB");
 			if (cap < whole) {
 				out->data = xrealloc_heap(out->data, whole ? whole : 1);
 				cap = whole;
@@ -195,7 +201,7 @@ static const char *unpack_zstd(const unsigned char *in, size_t len, Bytes *out,
 	const char *err = NULL;
 	for (;;) {
 		if (!out_reserve(out, &cap, 1 << 20)) {
-			err = _("unpacks to more than 1 GiB");
+			err = _("unpacks to more than 256 MiB");
 			break;
 		}
 		ZSTD_outBuffer ob = { out->data, cap, out->len };
@@ -228,7 +234,7 @@ static const char *unpack_gzip(const unsigned char *in, size_t len, Bytes *out,
 	size_t left = len;
 	for (;;) {
 		if (!out_reserve(out, &cap, 1 << 20)) {
-			err = _("unpacks to more than 1 GiB");
+			err = _("unpacks to more than 256 MiB");
 			break;
 		}
 		/* zlib counts in uInt */
@@ -316,8 +322,8 @@ static const char *build_id_in_notes(const unsigned char *p, size_t len)
 		memcpy(&descsz, p + off + 4, 4);
 		memcpy(&type, p + off + 8, 4);
 		size_t name_off = off + 12;
-		size_t desc_off = name_off + ((namesz + 3) & ~3u);
-		size_t next = desc_off + ((descsz + 3) & ~3u);
+		size_t desc_off = name_off + (((size_t)namesz + 3) & ~(size_t)3);
+		size_t next = desc_off + (((size_t)descsz + 3) & ~(size_t)3);
 		if (desc_off > len || next > len || next <= off)
 			return NULL;
 		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
@@ -471,6 +477,286 @@ static bool find_payload(const unsigned char *p, size_t len, size_t *off, size_t
 	return false;
 }
 
+/* ---- the vmlinux's .BTF and notes as the payload unpacks ----
+ * An xz kernel unpacks through a 32 MiB dictionary into 65 MB: holding
+ * the whole vmlinux doubled the peak memory (107 MB for 6.1).  Streamed,
+ * only what is wanted is kept: the program headers (from the start) say
+ * where the notes are; the .BTF is found by its header (magic 0xeB9F,
+ * version 1, its lengths) as it goes by; the section headers, at the end,
+ * confirm that a section is exactly there.  Anything unexpected gives up,
+ * and the caller unpacks the whole image instead. */
+
+#define HEAD_MAX 4096           /* the ELF header and program headers */
+#define CANDS 4                 /* .BTF headers kept: the kernel embeds
+				 * small BPF objects with their own */
+#define GRABS_MAX (1 + CANDS + 6) /* section headers, .BTF, notes */
+#define BTF_HDR 24              /* struct btf_header */
+
+typedef struct Grab {
+	uint64_t off, len;
+	unsigned char *buf;
+} Grab;
+
+typedef struct Stream {
+	uint64_t pos;           /* offset of the next byte fed */
+	unsigned char head[HEAD_MAX];
+	size_t head_len;
+	bool parsed, bad;
+	Grab grabs[GRABS_MAX];  /* [0]: section headers, [1..CANDS]: what
+				 * may be the .BTF, then the notes */
+	int ngrabs, ncands;
+	unsigned char carry[BTF_HDR - 1]; /* the last bytes fed, for a .BTF
+					   * header split across two feeds */
+	size_t carry_len;
+} Stream;
+
+static uint16_t le16(const unsigned char *p)
+{
+	return p[0] | p[1] << 8;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* Keep [off, off + len) in grabs[i]; off may be before the next byte
+ * only by what the caller copies itself. */
+static void grab_add(Stream *st, int i, uint64_t off, uint64_t len)
+{
+	if (len == 0 || len > (32u << 20) || off + BTF_HDR < st->pos) {
+		st->bad = true;
+		return;
+	}
+	st->grabs[i].off = off;
+	st->grabs[i].len = len;
+	st->grabs[i].buf = xrealloc_heap(NULL, len);
+}
+
+/* A .BTF header at absolute offset off: keep what follows, while there
+ * is room for candidates (more of them: give up); callers check first
+ * that the header's lengths are those of a real one. */
+static void cand_add(Stream *st, uint64_t off, uint64_t len)
+{
+	if (len > (32u << 20))
+		return;         /* no kernel's; bytes that look like a header */
+	if (st->ncands == CANDS) {
+		st->bad = true;
+		return;
+	}
+	grab_add(st, 1 + st->ncands++, off, len);
+}
+
+/* The ELF header and program headers, once the head has them. */
+static void stream_parse(Stream *st)
+{
+	const unsigned char *h = st->head;
+	if (st->head_len < 64)
+		return;
+	if (memcmp(h, ELFMAG, SELFMAG) || h[EI_CLASS] != ELFCLASS64 ||
+	    h[EI_DATA] != ELFDATA2LSB) {
+		st->bad = true;
+		return;
+	}
+	uint64_t phoff = le64(h + 32), shoff = le64(h + 40);
+	unsigned phentsize = le16(h + 54), phnum = le16(h + 56);
+	unsigned shentsize = le16(h + 58), shnum = le16(h + 60);
+	if (phentsize < 56 || shentsize < 64 || phoff > HEAD_MAX ||
+	    phnum > (HEAD_MAX - phoff) / phentsize) {
+		st->bad = true;
+		return;
+	}
+	if (st->head_len < phoff + (uint64_t)phnum * phentsize)
+		return;         /* not all there yet */
+	st->parsed = true;
+	st->ngrabs = 1 + CANDS;
+	grab_add(st, 0, shoff, (uint64_t)shnum * shentsize);
+	for (unsigned i = 0; i < phnum && !st->bad; i++) {
+		const unsigned char *ph = h + phoff + (uint64_t)i * phentsize;
+		if (le32(ph) != PT_NOTE)
+			continue;
+		if (st->ngrabs == GRABS_MAX) {
+			st->bad = true;
+			break;
+		}
+		grab_add(st, st->ngrabs++, le64(ph + 8), le64(ph + 32));
+	}
+}
+
+/* A .BTF header at p (24 bytes at absolute offset at): the .BTF's whole
+ * length, or 0 when it is not one. */
+static uint64_t btf_header_len(const unsigned char *p)
+{
+	if (le16(p) != 0xeB9F || p[2] != 1 || le32(p + 4) != BTF_HDR)
+		return 0;
+	uint64_t type_end = (uint64_t)le32(p + 8) + le32(p + 12);
+	uint64_t str_end = (uint64_t)le32(p + 16) + le32(p + 20);
+	return BTF_HDR + (type_end > str_end ? type_end : str_end);
+}
+
+static void stream_copy(Stream *st, const unsigned char *p, size_t n, uint64_t at)
+{
+	for (int i = 0; i < st->ngrabs; i++) {
+		Grab *g = &st->grabs[i];
+		if (!g->buf || at + n <= g->off || at >= g->off + g->len)
+			continue;
+		uint64_t from = at > g->off ? at : g->off;
+		uint64_t to = at + n < g->off + g->len ? at + n : g->off + g->len;
+		memcpy(g->buf + (from - g->off), p + (from - at), to - from);
+	}
+}
+
+/* Look for .BTF headers in what starts at absolute offset at. */
+static void stream_find_btf(Stream *st, const unsigned char *p, size_t n, uint64_t at)
+{
+	for (size_t i = 0; i + BTF_HDR <= n && !st->bad; i++) {
+		if (p[i] != 0x9f || p[i + 1] != 0xeb)
+			continue;
+		uint64_t len = btf_header_len(p + i);
+		if (len)
+			cand_add(st, at + i, len);
+	}
+}
+
+static void stream_feed(Stream *st, const unsigned char *p, size_t n)
+{
+	if (st->bad || n == 0)
+		return;
+	if (st->head_len < HEAD_MAX) {
+		size_t k = n < HEAD_MAX - st->head_len ? n : HEAD_MAX - st->head_len;
+		memcpy(st->head + st->head_len, p, k);
+		st->head_len += k;
+	}
+	if (!st->parsed)
+		stream_parse(st);
+	if (st->parsed) {
+		/* a header that began in the previous feed */
+		unsigned char joint[2 * (BTF_HDR - 1)];
+		size_t k = n < BTF_HDR - 1 ? n : BTF_HDR - 1;
+		memcpy(joint, st->carry, st->carry_len);
+		memcpy(joint + st->carry_len, p, k);
+		uint64_t at = st->pos - st->carry_len;
+		for (size_t i = 0; i < st->carry_len && !st->bad; i++) {
+			uint64_t len = i + BTF_HDR <= st->carry_len + k && joint[i] == 0x9f
+				? btf_header_len(joint + i) : 0;
+			if (!len)
+				continue;
+			int before = st->ncands;
+			cand_add(st, at + i, len);
+			if (st->bad || st->ncands == before)
+				continue;
+			/* its first bytes, fed before */
+			Grab *g = &st->grabs[st->ncands];
+			memcpy(g->buf, joint + i, st->carry_len - i < len ? st->carry_len - i : len);
+		}
+		stream_find_btf(st, p, n, st->pos);
+	}
+	if (st->bad)
+		return;
+	stream_copy(st, p, n, st->pos);
+	/* keep the last bytes for the next feed */
+	if (n >= BTF_HDR - 1) {
+		memcpy(st->carry, p + n - (BTF_HDR - 1), BTF_HDR - 1);
+		st->carry_len = BTF_HDR - 1;
+	} else {
+		size_t keep = st->carry_len + n > BTF_HDR - 1 ? BTF_HDR - 1 - n : st->carry_len;
+		memmove(st->carry, st->carry + st->carry_len - keep, keep);
+		memcpy(st->carry + keep, p, n);
+		st->carry_len = keep + n;
+	}
+	st->pos += n;
+}
+
+static void stream_free(Stream *st)
+{
+	for (int i = 0; i < GRABS_MAX; i++)
+		free(st->grabs[i].buf);
+}
+
+/* What the stream found, when it all fits: a section of type PROGBITS
+ * exactly where the .BTF is, and the notes' build-id. */
+static bool stream_result(Stream *st, ElfBtf *out)
+{
+	if (st->bad || !st->parsed)
+		return false;
+	for (int i = 0; i < st->ngrabs; i++)    /* the image ended first */
+		if (st->grabs[i].buf && st->grabs[i].off + st->grabs[i].len > st->pos &&
+		    (i == 0 || i > CANDS))
+			return false;
+	Grab *sh = &st->grabs[0], *b = NULL;
+	unsigned shentsize = le16(st->head + 58);
+	for (uint64_t o = 0; o + shentsize <= sh->len && !b; o += shentsize) {
+		const unsigned char *e = sh->buf + o;
+		for (int c = 1; c <= st->ncands && !b; c++)
+			if (le32(e + 4) == SHT_PROGBITS && le64(e + 24) == st->grabs[c].off &&
+			    le64(e + 32) == st->grabs[c].len &&
+			    st->grabs[c].off + st->grabs[c].len <= st->pos)
+				b = &st->grabs[c];
+	}
+	if (!b)
+		return false;   /* none, or a vmlinux without BTF: the slow way says */
+	memset(out, 0, sizeof *out);
+	for (int i = 1 + CANDS; i < st->ngrabs && !out->build_id; i++)
+		out->build_id = build_id_in_notes(st->grabs[i].buf, st->grabs[i].len);
+	if (!out->build_id)
+		return false;   /* the section headers may know of notes */
+	out->btf.data = b->buf;
+	out->btf.len = b->len;
+	b->buf = NULL;
+	return true;
+}
+
+/* Unpack an xz or gzip payload through stream_feed, 1 MiB at a time.
+ * false (the caller unpacks it whole) when the stream finds too little. */
+static bool unpack_streamed(const unsigned char *in, size_t len, ElfBtf *out)
+{
+	Packing k = packing_of(in, len);
+	if (k != PACK_XZ && k != PACK_GZIP)
+		return false;
+	size_t chunk = 1 << 20;
+	unsigned char *buf = xrealloc_heap(NULL, chunk);
+	Stream *st = xrealloc_heap(NULL, sizeof *st);
+	memset(st, 0, sizeof *st);
+	bool ended = false, failed = false;
+	if (k == PACK_XZ) {
+		lzma_stream z = LZMA_STREAM_INIT;
+		failed = lzma_stream_decoder(&z, UINT64_MAX, 0) != LZMA_OK;
+		z.next_in = in;
+		z.avail_in = len;
+		while (!failed && !ended && !st->bad && st->pos < UNPACK_LIMIT) {
+			z.next_out = buf;
+			z.avail_out = chunk;
+			lzma_ret r = lzma_code(&z, LZMA_FINISH);
+			stream_feed(st, buf, chunk - z.avail_out);
+			ended = r == LZMA_STREAM_END;
+			failed = r != LZMA_OK && r != LZMA_STREAM_END;
+		}
+		lzma_end(&z);
+	} else {
+		z_stream z;
+		memset(&z, 0, sizeof z);
+		failed = inflateInit2(&z, 16 + MAX_WBITS) != Z_OK ||
+			 len > (1u << 30);  /* one call's input, in uInt */
+		z.next_in = (unsigned char *)in;
+		z.avail_in = len;
+		while (!failed && !ended && !st->bad && st->pos < UNPACK_LIMIT) {
+			z.next_out = buf;
+			z.avail_out = chunk;
+			int r = inflate(&z, Z_NO_FLUSH);
+			stream_feed(st, buf, chunk - z.avail_out);
+			ended = r == Z_STREAM_END;
+			failed = (r != Z_OK && r != Z_STREAM_END) ||
+				 (z.avail_in == 0 && z.avail_out == chunk && !ended);
+		}
+		inflateEnd(&z);
+	}
+	bool ok = ended && !failed && stream_result(st, out);
+	stream_free(st);
+	free(st);
+	free(buf);
+	return ok;
+}
+
 /* The vmlinux inside the image at path: its .BTF and build-id. */
 static bool vmlinuz_btf(const char *path, ElfBtf *out, const char **why)
 {
@@ -491,6 +777,10 @@ static bool vmlinuz_btf(const char *path, ElfBtf *out, const char **why)
 		bytes_free(&z);
 		*why = xsprintf(_("%s: no xz, zstd or gzip payload found in the image"), path);
 		return false;
+	}
+	if (unpack_streamed(z.data + off, len, out)) {
+		bytes_free(&z);
+		return true;
 	}
 	/* The kernel's build appends the unpacked size to the payload. */
 	size_t hint = len >= 4 ? le32(z.data + off + len - 4) : 0;
@@ -543,30 +833,42 @@ static void put_le32(unsigned char *p, uint32_t v)
 	p[3] = v >> 24;
 }
 
+/* The cache file, mapped: out->btf points into the mapping (libbpf
+ * copies it once; read() and a copy of ours cost as much again). */
 static bool cache_read(const char *cpath, ElfBtf *out)
 {
-	Bytes b;
-	if (!read_bytes(cpath, &b))
+	int fd = open(cpath, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return false;
+	struct stat st;
+	void *map = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && st.st_size >= CACHE_HEAD)
+		map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return false;
+	const unsigned char *p = map;
+	size_t len = st.st_size;
 	bool ok = false;
-	if (b.len >= CACHE_HEAD && !memcmp(b.data, CACHE_MAGIC, 8)) {
-		uint32_t crc = le32(b.data + 8);
-		size_t id_len = le32(b.data + 12), btf_len = le32(b.data + 16);
-		ok = id_len <= 128 && btf_len <= b.len &&
-		     CACHE_HEAD + id_len + btf_len == b.len &&
-		     crc32(0, b.data + 12, b.len - 12) == crc;
+	if (!memcmp(p, CACHE_MAGIC, 8)) {
+		uint32_t crc = le32(p + 8);
+		size_t id_len = le32(p + 12), btf_len = le32(p + 16);
+		ok = id_len <= 128 && btf_len <= len &&
+		     CACHE_HEAD + id_len + btf_len == len &&
+		     crc32(0, p + 12, len - 12) == crc;
 		if (ok) {
-			out->build_id = id_len ? xstrndup((char *)b.data + CACHE_HEAD, id_len)
-					       : NULL;
-			out->btf.len = btf_len;
-			out->btf.data = NULL;
+			out->build_id = id_len ? xstrndup((char *)p + CACHE_HEAD, id_len) : NULL;
+			memset(&out->btf, 0, sizeof out->btf);
 			if (btf_len) {
-				out->btf.data = xrealloc_heap(NULL, btf_len);
-				memcpy(out->btf.data, b.data + CACHE_HEAD + id_len, btf_len);
+				out->btf.data = (unsigned char *)p + CACHE_HEAD + id_len;
+				out->btf.len = btf_len;
+				out->btf.map = map;
+				out->btf.map_len = len;
+				return true;
 			}
 		}
 	}
-	bytes_free(&b);
+	munmap(map, len);
 	return ok;
 }
 
@@ -587,21 +889,54 @@ static void cache_write(const char *cpath, const ElfBtf *in)
 		verbose(1, _("cannot cache the kernel's BTF as %s: %s\n"), cpath,
 			strerror(errno));
 	free(buf);
+	/* what an older file of the same name had is stale now */
+	const char *slash = strrchr(cpath, '/'), *dash = strrchr(cpath, '-');
+	char *dir = xstrndup(cpath, slash - cpath);
+	size_t stem = dash - (slash + 1) + 1;      /* "vmlinuz-RELEASE-" */
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)))
+		if (!strncmp(de->d_name, slash + 1, stem) && strcmp(de->d_name, slash + 1) &&
+		    strlen(de->d_name) == strlen(slash + 1))
+			unlink(xsprintf("%s/%s", dir, de->d_name));
+	if (d)
+		closedir(d);
 }
 
-/* The image's .BTF and build-id, from the cache when it has them. */
-static bool vmlinuz_btf_cached(const char *path, ElfBtf *out, const char **why)
+/* What read() finds in the file at path, from the cache when it has
+ * it, else read and cached. */
+static bool btf_cached(const char *path, ElfBtf *out, const char **why,
+		       bool (*read)(const char *, ElfBtf *, const char **))
 {
 	const char *cpath = image_cache_path(path);
 	if (cpath && cache_read(cpath, out)) {
 		verbose(2, "BTF of %s from %s\n", path, cpath);
 		return true;
 	}
-	if (!vmlinuz_btf(path, out, why))
+	if (!read(path, out, why))
 		return false;
 	if (cpath)
 		cache_write(cpath, out);
 	return true;
+}
+
+static bool vmlinuz_btf_cached(const char *path, ElfBtf *out, const char **why)
+{
+	return btf_cached(path, out, why, vmlinuz_btf);
+}
+
+/* A module's file: a packed one (.ko.xz: ~50 ms to unpack) through the
+ * cache, a plain .ko mapped as it is (~1 ms). */
+static bool module_btf_of_file(const char *path, ElfBtf *out, const char **why)
+{
+	unsigned char magic[SELFMAG] = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool plain = fd >= 0 && read(fd, magic, SELFMAG) == SELFMAG &&
+		     !memcmp(magic, ELFMAG, SELFMAG);
+	if (fd >= 0)
+		close(fd);
+	return plain ? elf_btf_of_file(path, out, why)
+		     : btf_cached(path, out, why, elf_btf_of_file);
 }
 
 /* ================= the target kernel's image ================= */
@@ -652,11 +987,18 @@ static const Image *target_image(void)
 			looked_add(&looked, err);
 			continue;
 		}
-		image.path = p;
-		image.build_id = eb.build_id;
-		image.btf = eb.btf;
-		if (!eb.btf.data)
+		/* the build-id is the first image's (-r DIR: DIR/vmlinux);
+		 * the BTF may come from the next one when it has none */
+		if (!image.path) {
+			image.path = p;
+			image.build_id = eb.build_id;
+		}
+		if (!eb.btf.data) {
 			looked_add(&looked, xsprintf(_("%s: no .BTF section"), p));
+			continue;
+		}
+		image.path = p;
+		image.btf = eb.btf;
 		break;
 	}
 	if (!image.btf.data)
@@ -667,9 +1009,17 @@ static const Image *target_image(void)
 
 const char *kernel_image_build_id(void)
 {
-	if (target_is_running_kernel())
-		return build_id_of_notes_file("/sys/kernel/notes");
-	return target_image()->build_id;
+	static const char *running;
+	static bool running_read;
+	if (!target_is_running_kernel())
+		return target_image()->build_id;
+	if (!running_read) {
+		running_read = true;
+		running = build_id_of_notes_file("/sys/kernel/notes");
+		if (!running)   /* no sysfs (a chroot): the image in /boot */
+			running = target_image()->build_id;
+	}
+	return running;
 }
 
 /* ================= module files ================= */
@@ -697,13 +1047,39 @@ static const char *module_name_of_path(const char *path)
 static Vec mod_names, mod_paths;  /* interned names, paths */
 static bool mods_read;
 
+static void module_found(const char *name, const char *path)
+{
+	vec_push(&mod_names, (void *)name);
+	vec_push(&mod_paths, (void *)path);
+}
+
+/* Every module file under dir, for a tree without modules.dep. */
+static void walk_modules(const char *dir, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && depth < 16 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		const char *p = xsprintf("%s/%s", dir, de->d_name);
+		const char *name = module_name_of_path(p);
+		if (name && de->d_type != DT_DIR)
+			module_found(name, p);
+		else if (de->d_type == DT_DIR || (de->d_type == DT_UNKNOWN && is_dir(p)))
+			walk_modules(p, depth + 1);
+	}
+	if (d)
+		closedir(d);
+}
+
 /* Lines "path: deps" (modules.dep) or "path" (a build tree's
- * modules.order, where a path may end in .o). */
-static void read_module_list(const char *dir, const char *file)
+ * modules.order, where a path may end in .o).  false when there is no
+ * such file. */
+static bool read_module_list(const char *dir, const char *file)
 {
 	Bytes b;
 	if (!read_bytes(xsprintf("%s/%s", dir, file), &b))
-		return;
+		return false;
 	char *text = xstrndup((char *)b.data, b.len);
 	bytes_free(&b);
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -712,11 +1088,10 @@ static void read_module_list(const char *dir, const char *file)
 		if (n > 2 && !strcmp(line + n - 2, ".o"))
 			line = xsprintf("%.*s.ko", (int)(n - 2), line);
 		const char *name = module_name_of_path(line);
-		if (!name)
-			continue;
-		vec_push(&mod_names, (void *)name);
-		vec_push(&mod_paths, line[0] == '/' ? line : xsprintf("%s/%s", dir, line));
+		if (name)
+			module_found(name, line[0] == '/' ? line : xsprintf("%s/%s", dir, line));
 	}
+	return true;
 }
 
 const char *kernel_module_file(const char *module)
@@ -725,8 +1100,11 @@ const char *kernel_module_file(const char *module)
 		mods_read = true;
 		if (sess.kernel_build_dir)
 			read_module_list(sess.kernel_build_dir, "modules.order");
-		read_module_list(xsprintf("/lib/modules/%s", target_release()),
-				 "modules.dep");
+		const char *lib = xsprintf("/lib/modules/%s", target_release());
+		if (!read_module_list(lib, "modules.dep")) {
+			walk_modules(xsprintf("%s/kernel", lib), 0);
+			walk_modules(xsprintf("%s/updates", lib), 0);
+		}
 	}
 	const char *want = norm_module(module);
 	for (int i = 0; i < mod_names.len; i++)
@@ -735,20 +1113,34 @@ const char *kernel_module_file(const char *module)
 	return NULL;
 }
 
+/* Module build-ids read so far (a .ko.xz is unpacked once): pairs of
+ * an interned name and its build-id (NULL: none could be read). */
+static Vec module_ids;
+
+static void module_id_note(const char *name, const char *id)
+{
+	vec_push(&module_ids, (void *)name);
+	vec_push(&module_ids, (void *)id);
+}
+
 const char *kernel_module_build_id(const char *module)
 {
-	if (target_is_running_kernel()) {
-		const char *id = build_id_of_notes_file(
-			xsprintf("/sys/module/%s/notes/.note.gnu.build-id", norm_module(module)));
-		if (id)
-			return id;
-	}
-	const char *path = kernel_module_file(module), *why;
+	const char *name = norm_module(module);
+	for (int i = 0; i < module_ids.len; i += 2)
+		if (module_ids.data[i] == name)
+			return module_ids.data[i + 1];
+	const char *id = NULL;
+	if (target_is_running_kernel())
+		id = build_id_of_notes_file(
+			xsprintf("/sys/module/%s/notes/.note.gnu.build-id", name));
+	const char *path = id ? NULL : kernel_module_file(name), *why;
 	ElfBtf eb;
-	if (!path || !elf_btf_of_file(path, &eb, &why))
-		return NULL;
-	bytes_free(&eb.btf);
-	return eb.build_id;
+	if (path && module_btf_of_file(path, &eb, &why)) {
+		bytes_free(&eb.btf);
+		id = eb.build_id;
+	}
+	module_id_note(name, id);
+	return id;
 }
 
 /* ================= BTF sets: the kernel's and each module's ================= */
@@ -763,6 +1155,12 @@ typedef struct BtfSet {
 	DiType **types;         /* converted, indexed by id - first_id */
 	DiFunction **funcs;     /* likewise, for BTF_KIND_FUNC ids */
 	bool *busy;             /* being converted (an alias loop guard) */
+	uint32_t *index;        /* its named types' ids, by name (find_named) */
+	uint32_t index_mask;
+	int lookups;            /* by name, before the index was built */
+	uint32_t *func_ids;     /* its BTF_KIND_FUNC ids (btf_functions) */
+	const char **func_names; /* and their names (libbpf's strings) */
+	uint32_t nfuncs;
 } BtfSet;
 
 static BtfSet kernel_set;
@@ -860,6 +1258,7 @@ static BtfSet *kernel_btf(void)
 	const Image *im = target_image();
 	if (im->btf.data) {
 		struct btf *b = btf_of_bytes(&im->btf, NULL, &why, im->path);
+		bytes_free(&image.btf);         /* libbpf has its copy */
 		if (b) {
 			kernel_set.path = im->path;
 			set_ready(&kernel_set, b);
@@ -907,9 +1306,9 @@ static BtfSet *module_btf(const char *module)
 	if (!file) {
 		looked_add(&looked, xsprintf(_("/lib/modules/%s: no file of it"),
 					     target_release()));
-	} else if (!elf_btf_of_file(file, &eb, &why)) {
+	} else if (!module_btf_of_file(file, &eb, &why)) {
 		looked_add(&looked, why);
-	} else if (!eb.btf.data) {
+	} else if (module_id_note(name, eb.build_id), !eb.btf.data) {
 		looked_add(&looked, xsprintf(_("%s: no .BTF section"), file));
 	} else {
 		struct btf *b = btf_of_bytes(&eb.btf, k->btf, &why, file);
@@ -985,10 +1384,47 @@ static DiTypeKind kind_of(const struct btf_type *t)
 	}
 }
 
+/* void, where a pointer, typedef or qualifier has it as its target (as
+ * dwarf.c has it: a target is never NULL but for a function's return). */
+static const DiType *void_type(void)
+{
+	static DiType v;
+	if (!v.name) {
+		v.kind = DI_TYPE_VOID;
+		v.name = intern("void");
+		v.count = -1;
+	}
+	return &v;
+}
+
+/* The target of a pointer, typedef or qualifier. */
+static const DiType *target_of(BtfSet *s, uint32_t id)
+{
+	const DiType *t = convert(s, id);
+	return t ? t : void_type();
+}
+
+/* Room for n items at once, so a 200-member struct does not grow its
+ * Vec six times through the arena. */
+static void vec_reserve(Vec *v, int n)
+{
+	if (n > v->cap) {
+		void **nd = xalloc(sizeof(void *) * n);
+		if (v->len)
+			memcpy(nd, v->data, sizeof(void *) * v->len);
+		v->data = nd;
+		v->cap = n;
+	}
+}
+
 /* The parts of t: members, enumerators, parameters, targets. */
 static void fill_type(BtfSet *s, DiType *d, const struct btf_type *t)
 {
 	int vlen = btf_vlen(t);
+	if (btf_is_composite(t) || btf_is_func_proto(t))
+		vec_reserve(&d->members, vlen);
+	else if (btf_is_any_enum(t))
+		vec_reserve(&d->enumerators, vlen);
 	switch (btf_kind(t)) {
 	case BTF_KIND_INT:
 		d->is_signed = btf_int_encoding(t) & BTF_INT_SIGNED;
@@ -1022,12 +1458,13 @@ static void fill_type(BtfSet *s, DiType *d, const struct btf_type *t)
 	}
 	case BTF_KIND_PTR:
 		d->size = btf__pointer_size(s->btf) ? btf__pointer_size(s->btf) : 8;
-		d->target = convert(s, t->type);
+		d->target = target_of(s, t->type);
 		break;
 	case BTF_KIND_ARRAY: {
 		const struct btf_array *a = btf_array(t);
 		d->target = convert(s, a->type);
-		/* BTF writes both [] and [0] as 0 elements */
+		/* BTF writes both [] and [0] as 0 elements: flexible
+		 * (a struct's other members make it [0], below) */
 		d->count = a->nelems ? (int64_t)a->nelems : -1;
 		break;
 	}
@@ -1038,6 +1475,15 @@ static void fill_type(BtfSet *s, DiType *d, const struct btf_type *t)
 			DiMember *m = NEW(DiMember);
 			m->name = btf_name(s, mb[i].name_off);
 			m->type = convert(s, mb[i].type);
+			/* BTF writes [0] and [] alike; only the last member
+			 * can be a flexible array, so another one is [0] */
+			if (m->type && m->type->kind == DI_TYPE_ARRAY && m->type->count < 0 &&
+			    i < vlen - 1 && btf_is_struct(t)) {
+				DiType *zero = NEW(DiType);
+				*zero = *m->type;
+				zero->count = 0;
+				m->type = zero;
+			}
 			m->bit_offset = btf_member_bit_offset(t, i);
 			m->bit_size = btf_member_bitfield_size(t, i);
 			/* Without kflag a bitfield is an int whose encoding
@@ -1056,7 +1502,7 @@ static void fill_type(BtfSet *s, DiType *d, const struct btf_type *t)
 	case BTF_KIND_CONST:
 	case BTF_KIND_VOLATILE:
 	case BTF_KIND_RESTRICT:
-		d->target = convert(s, t->type);
+		d->target = target_of(s, t->type);
 		break;
 	case BTF_KIND_FUNC_PROTO: {
 		d->target = convert(s, t->type);
@@ -1105,7 +1551,7 @@ static const DiType *convert(BtfSet *s, uint32_t id)
 	DiType *d = NEW(DiType);
 	d->kind = kind_of(t);
 	d->name = btf_name(s, t->name_off);
-	d->count = 0;
+	d->count = -1;
 	s->types[i] = d;        /* before its parts: a pointer may lead back */
 	fill_type(s, d, t);
 	if (d->kind != DI_TYPE_POINTER && d->kind != DI_TYPE_FUNC &&
@@ -1116,52 +1562,93 @@ static const DiType *convert(BtfSet *s, uint32_t id)
 	return d;
 }
 
-static const DiType *void_type(void)
+/* The names of a set's own types, hashed (FNV-1a, open addressing), so
+ * a lookup by name does not walk the ~130000 types of a kernel: built on
+ * the first lookup (a few ms), 0 marks a free slot. */
+static uint32_t name_hash(const char *s)
 {
-	static DiType v;
-	if (!v.name) {
-		v.kind = DI_TYPE_VOID;
-		v.name = intern("void");
-	}
-	return &v;
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
 }
 
-/* The id in [from, to) of a type named name of one of kinds (in order of
- * preference); 0 when none.  A FWD counts for "struct"/"union" only when
- * no definition is there. */
-static uint32_t find_named(const BtfSet *s, uint32_t from, uint32_t to, const char *name,
-			   const int *kinds, int nkinds, int fwd_kflag)
+static void build_name_index(BtfSet *s)
 {
-	uint32_t best = 0, fwd = 0;
-	int best_rank = nkinds;
-	for (uint32_t id = from; id < to; id++) {
+	uint32_t n = 0;
+	for (uint32_t id = s->first_id; id < s->end_id; id++)
+		n += btf__type_by_id(s->btf, id)->name_off != 0;
+	uint32_t size = 1024;
+	while (size < 2 * n)
+		size *= 2;
+	s->index = xrealloc_heap(NULL, size * sizeof *s->index);
+	memset(s->index, 0, size * sizeof *s->index);
+	s->index_mask = size - 1;
+	for (uint32_t id = s->first_id; id < s->end_id; id++) {
 		const struct btf_type *t = btf__type_by_id(s->btf, id);
-		int k = btf_kind(t);
 		if (!t->name_off)
 			continue;
-		bool want_fwd = fwd_kflag >= 0 && k == BTF_KIND_FWD &&
-				btf_kflag(t) == fwd_kflag;
-		int rank = nkinds;
-		for (int j = 0; j < nkinds; j++)
-			if (kinds[j] == k) {
-				rank = j;
-				break;
-			}
-		if (rank >= best_rank && !(want_fwd && !fwd))
-			continue;
-		const char *n = btf__name_by_offset(s->btf, t->name_off);
-		if (!n || strcmp(n, name))
-			continue;
-		if (want_fwd) {
-			fwd = id;
-			continue;
-		}
-		best = id;
-		best_rank = rank;
-		if (rank == 0)
-			break;
+		uint32_t h = name_hash(btf__name_by_offset(s->btf, t->name_off));
+		while (s->index[h & s->index_mask])
+			h++;
+		s->index[h & s->index_mask] = id;
 	}
-	return best ? best : fwd;
+}
+
+/* What a lookup by name is after, and the best it found so far. */
+typedef struct NameQuery {
+	const char *name;
+	const int *kinds;       /* in order of preference */
+	int nkinds;
+	int fwd_kflag;          /* a FWD of this kflag will do, or -1 */
+	uint32_t best, fwd;     /* the lowest id of the best kind; a FWD */
+	int rank;
+} NameQuery;
+
+static void consider(const BtfSet *s, uint32_t id, NameQuery *q)
+{
+	const struct btf_type *t = btf__type_by_id(s->btf, id);
+	int k = btf_kind(t), rank = q->nkinds;
+	bool fwd = q->fwd_kflag >= 0 && k == BTF_KIND_FWD && btf_kflag(t) == q->fwd_kflag;
+	for (int j = 0; j < q->nkinds && !fwd; j++)
+		if (q->kinds[j] == k)
+			rank = j;
+	if (!fwd && (rank > q->rank || (rank == q->rank && (rank == q->nkinds || id > q->best))))
+		return;
+	if (!t->name_off || strcmp(btf__name_by_offset(s->btf, t->name_off), q->name))
+		return;
+	if (fwd) {
+		if (!q->fwd || id < q->fwd)
+			q->fwd = id;
+	} else {
+		q->best = id;
+		q->rank = rank;
+	}
+}
+
+/* The id among s's own types of the type named name whose kind comes
+ * first in kinds (the lowest id of those); 0 when none.  With fwd_kflag
+ * 0 (struct) or 1 (union), a declaration (FWD) of that kind does when no
+ * definition is there.  The first few lookups walk the types (~1 ms);
+ * after them the names are hashed (~6 ms once, then ~µs a lookup). */
+static uint32_t find_named(BtfSet *s, const char *name, const int *kinds, int nkinds,
+			   int fwd_kflag)
+{
+	NameQuery q = { name, kinds, nkinds, fwd_kflag, 0, 0, nkinds };
+	if (!s->index && ++s->lookups > 4)
+		build_name_index(s);
+	if (!s->index) {
+		for (uint32_t id = s->first_id; id < s->end_id; id++)
+			consider(s, id, &q);
+	} else {
+		for (uint32_t h = name_hash(name);; h++) {
+			uint32_t id = s->index[h & s->index_mask];
+			if (!id)
+				break;
+			consider(s, id, &q);
+		}
+	}
+	return q.best ? q.best : q.fwd;
 }
 
 const DiType *btf_find_type(const DiModule *m, const char *name)
@@ -1194,10 +1681,10 @@ const DiType *btf_find_type(const DiModule *m, const char *name)
 	if (!strcmp(want, "void"))
 		return void_type();
 	/* a module's own types first, then the kernel's it is split on */
-	uint32_t id = find_named(s, s->first_id, s->end_id, want, kinds, nkinds, fwd);
+	uint32_t id = find_named(s, want, kinds, nkinds, fwd);
 	if (!id && s->module) {
 		BtfSet *k = kernel_btf();
-		id = find_named(k, 1, k->end_id, want, kinds, nkinds, fwd);
+		id = find_named(k, want, kinds, nkinds, fwd);
 		return id ? convert(k, id) : NULL;
 	}
 	return id ? convert(s, id) : NULL;
@@ -1258,12 +1745,15 @@ static DiFunction *make_function(BtfSet *s, const DiModule *m, uint32_t id,
 	DiFunction *f = NEW(DiFunction);
 	f->name = btf_name(s, t->name_off);
 	f->module = m;
-	f->external = btf_vlen(t) == BTF_FUNC_GLOBAL;  /* FUNC: vlen is the linkage */
+	/* FUNC: vlen is the linkage, which pahole writes static for
+	 * nearly every kernel function */
+	f->external = btf_vlen(t) == BTF_FUNC_GLOBAL;
 	const struct btf_type *proto = btf__type_by_id(s->btf, t->type);
 	if (!proto || !btf_is_func_proto(proto))
 		return f;
 	f->ret = convert(s, proto->type);
 	const struct btf_param *p = btf_params(proto);
+	vec_reserve(&f->params, btf_vlen(proto));
 	int used = 0, nregs = is_x86_64() ? 6 : 0;
 	for (int i = 0; i < btf_vlen(proto); i++) {
 		if (!p[i].type)
@@ -1309,18 +1799,44 @@ Vec btf_functions(const DiModule *m, const char *func_glob)
 	BtfSet *s = set_of(m);
 	if (!s->btf || !func_glob)
 		return out;
-	bool glob = has_glob(func_glob);
-	for (uint32_t id = s->first_id; id < s->end_id; id++) {
-		const struct btf_type *t = btf__type_by_id(s->btf, id);
-		if (!btf_is_func(t) || !t->name_off)
-			continue;
-		const char *n = btf__name_by_offset(s->btf, t->name_off);
+	/* A name: the name hash (a probe point each, scripts with many of
+	 * them).  A glob: every function, by the list of their ids. */
+	if (!has_glob(func_glob)) {
+		static const int func_k[] = { BTF_KIND_FUNC };
+		uint32_t id = find_named(s, func_glob, func_k, 1, -1);
+		if (id) {
+			uint32_t i = id - s->first_id;
+			if (!s->funcs[i])
+				s->funcs[i] = make_function(s, m, id, btf__type_by_id(s->btf, id));
+			vec_push(&out, s->funcs[i]);
+		}
+		return out;
+	}
+	if (!s->func_ids) {
+		size_t most = s->end_id - s->first_id + 1;
+		s->func_ids = xrealloc_heap(NULL, sizeof *s->func_ids * most);
+		s->func_names = xrealloc_heap(NULL, sizeof *s->func_names * most);
+		for (uint32_t id = s->first_id; id < s->end_id; id++) {
+			const struct btf_type *t = btf__type_by_id(s->btf, id);
+			const char *n = btf_is_func(t) && t->name_off
+				? btf__name_by_offset(s->btf, t->name_off) : NULL;
+			if (n) {
+				s->func_ids[s->nfuncs] = id;
+				s->func_names[s->nfuncs++] = n;
+			}
+		}
+	}
+	/* the literal part before the first wildcard rules out most names
+	 * without fnmatch */
+	size_t lit = strcspn(func_glob, "*?[\\");
+	for (uint32_t k = 0; k < s->nfuncs; k++) {
+		const char *n = s->func_names[k];
 		/* fnmatch with no flags: arg_glob_match's syntax */
-		if (!n || (glob ? fnmatch(func_glob, n, 0) != 0 : strcmp(func_glob, n)))
+		if (strncmp(n, func_glob, lit) || fnmatch(func_glob, n, 0) != 0)
 			continue;
-		uint32_t i = id - s->first_id;
+		uint32_t id = s->func_ids[k], i = id - s->first_id;
 		if (!s->funcs[i])
-			s->funcs[i] = make_function(s, m, id, t);
+			s->funcs[i] = make_function(s, m, id, btf__type_by_id(s->btf, id));
 		vec_push(&out, s->funcs[i]);
 	}
 	vec_sort(&out, cmp_function_name);
@@ -1357,7 +1873,7 @@ bool btf_load_raw(const char *module, const void *data, size_t len, const char *
 		kernel_tried = true;
 		s = &kernel_set;
 	}
-	Bytes b = { (unsigned char *)data, len };
+	Bytes b = { .data = (unsigned char *)data, .len = len };
 	struct btf *r = btf_of_bytes(&b, base, why, "(raw)");
 	if (!r)
 		return false;
@@ -1372,8 +1888,13 @@ bool btf_image_read(const char *path, void **btf, size_t *len,
 	ElfBtf eb;
 	if (!vmlinuz_btf_cached(path, &eb, why))
 		return false;
-	*btf = eb.btf.data;
+	*btf = NULL;
 	*len = eb.btf.len;
+	if (eb.btf.data) {
+		*btf = xrealloc_heap(NULL, eb.btf.len);
+		memcpy(*btf, eb.btf.data, eb.btf.len);
+	}
+	bytes_free(&eb.btf);
 	*build_id = eb.build_id;
 	return true;
 }
