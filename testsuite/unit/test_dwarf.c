@@ -207,10 +207,14 @@ static void test_functions(void)
 		CHECK(g->entry_pc >= f->low_pc && g->entry_pc < f->high_pc);
 		CHECK(g->decl.line == line_of(kernel_c, "static inline"));
 		CHECK(di_probe_pc(g) == g->entry_pc);
+		CHECK(di_function_at(NULL, g->entry_pc) == f);   /* where it is inlined */
 		CHECK(g->params.len == 1 &&
 		      !strcmp(((DiVariable *)vec_get(&g->params, 0))->name, "v"));
 	}
 
+	CHECK(di_function_at(NULL, f->entry_pc) == f);
+	CHECK(di_function_at(NULL, f->high_pc - 1) == f);
+	CHECK(di_function_at(NULL, 1) == NULL);
 	/* optimised code: the probe goes on the entry, where the locations
 	 * of the parameters are exact; with -P after the prologue, at the
 	 * first line after the function's opening line */
@@ -511,6 +515,8 @@ static void test_module(void)
 	CHECK(n && n->loc.kind == DI_LOC_REG && n->loc.reg == 4);
 	CHECK(s && !strcmp(di_type_text(s->type), "struct fxm_state*"));
 	CHECK(di_functions("fx_mod", "fx_main", NULL, false).len == 0);
+	CHECK(di_function_at("fx_mod", f->entry_pc + 1) == f);
+	CHECK(di_function_at("no_such_mod", f->entry_pc) == NULL);
 	const DiVariable *g = di_find_global("fx_mod", "fxm_state", NULL);
 	CHECK(g && g->loc.kind == DI_LOC_ADDR);
 	/* an unknown module: no DWARF, and a message naming where */

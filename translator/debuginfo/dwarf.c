@@ -1675,6 +1675,27 @@ static DiFunction *func_at(DwMod *dm, Dwarf_Die *cu, Dwarf_Addr a)
 	return NULL;
 }
 
+const DiFunction *dwarf_function_at(const DiModule *m, uint64_t pc)
+{
+	DwMod *dm = find_mod(m);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dm ? dwfl_module_addrdie(dm->mod, pc, &bias) : NULL;
+	if (!cu)
+		return NULL;
+	Dwarf_Die c;
+	if (dwarf_child(cu, &c) != 0)
+		return NULL;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_subprogram || dwarf_haspc(&c, pc - bias) != 1)
+			continue;
+		/* a function split in two (".cold") holds pc in either part;
+		 * only the part with its entry is its range */
+		const DiFunction *f = make_func(dm, dwarf_dieoffset(&c), 0, NULL);
+		return f && pc >= f->low_pc && pc < f->high_pc ? f : NULL;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return NULL;
+}
+
 typedef struct LineHit {
 	int line;
 	Dwarf_Addr addr;

@@ -374,6 +374,12 @@ Vec di_functions(const char *module, const char *func_glob,
 	return none;
 }
 
+const DiFunction *di_function_at(const char *module, uint64_t pc)
+{
+	KMod *k = kmod(module);
+	return k->src == DI_SRC_DWARF ? dwarf_function_at(k->m, pc) : NULL;
+}
+
 uint64_t di_probe_pc(const DiFunction *f)
 {
 	return is_dwarf(f) ? dwarf_probe_pc(f) : f->entry_pc;
