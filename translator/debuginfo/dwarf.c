@@ -151,6 +151,7 @@ typedef struct DwMod {
 	bool ix_ready;
 	OffMap funcs;           /* DIE offset -> DwFunc * */
 	OffMap types;           /* DIE offset -> DiType * */
+	OffMap named;           /* interned type key -> DiType * */
 } DwMod;
 
 /* A DiFunction with what dwarf.c needs to find it again. */
@@ -158,7 +159,7 @@ typedef struct DwFunc {
 	DiFunction f;           /* first */
 	uint64_t die;           /* its DIE (subprogram or inlined_subroutine) */
 	uint64_t outer;         /* inlined: the out-of-line function's DIE */
-	bool params_done;
+	int64_t decl_fidx;      /* its DW_AT_decl_file, -1 when none */
 } DwFunc;
 
 static Vec opened;              /* DwMod * */
@@ -727,9 +728,23 @@ static const Index *dm_index(DwMod *dm)
  * Opening a module
  */
 
+/* A candidate must hold its DWARF itself: no separate debug file looked
+ * up by build-id or debuglink (nor debuginfod), which would go past the
+ * search path kdebug.c was given. */
+static int no_separate_debuginfo(Dwfl_Module *mod, void **userdata,
+				 const char *modname, Dwarf_Addr base,
+				 const char *file_name, const char *debuglink_file,
+				 GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc;
+	*debuginfo_file_name = NULL;
+	return -1;
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = no_separate_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -941,14 +956,62 @@ static const DiType *conv_array(DwMod *dm, Dwarf_Die *die, DiType *t)
 	return t;
 }
 
+/* The key under which a named type is the same in every unit (interned;
+ * allocated only the first time), or NULL for one that has no name (made
+ * with whatever holds it). */
+static const char *named_key(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+	const char *name = dwarf_diename(die);
+	if (!name)
+		return NULL;
+	char buf[768];
+	int size = dwarf_bytesize(die), n = -1;
+	Dwarf_Attribute a;
+	Dwarf_Word enc = 0;
+	switch (tag) {
+	case DW_TAG_base_type:
+		dwarf_formudata(dwarf_attr(die, DW_AT_encoding, &a), &enc);
+		n = snprintf(buf, sizeof buf, "%d %s %d %llu", tag, name, size,
+			     (unsigned long long)enc);
+		break;
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_class_type:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_typedef: {
+		int line = 0;
+		Dwarf_Die cu;
+		const char *file;
+		if (dwarf_decl_line(die, &line) != 0 || line <= 0 ||
+		    !dwarf_diecu(die, &cu, NULL, NULL) || !(file = die_decl_file(die, &cu)))
+			return NULL;
+		n = snprintf(buf, sizeof buf, "%d %s %d %d %s %d", tag, name, size,
+			     die_flag(die, DW_AT_declaration), file, line);
+		break;
+	}
+	default:
+		return NULL;
+	}
+	return n > 0 && (size_t)n < sizeof buf ? intern(buf) : NULL;
+}
+
 static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 {
 	uint64_t off = dwarf_dieoffset(die);
 	DiType *t = offmap_get(&dm->types, off);
 	if (t)
 		return t;
+	/* every unit has its own copy of the types it uses; a named one made
+	 * from the same declaration (name, size, file and line) is the same
+	 * type, made once for the whole module */
+	const char *key = named_key(die);
+	if (key && (t = offmap_get(&dm->named, (uint64_t)(uintptr_t)key)))
+		return t;
 	t = NEW(DiType);
 	offmap_put(&dm->types, off, t);
+	if (key)
+		offmap_put(&dm->named, (uint64_t)(uintptr_t)key, t);
 	const char *name = dwarf_diename(die);
 	t->name = name ? intern(name) : NULL;
 	int size = dwarf_bytesize(die);
@@ -1295,8 +1358,22 @@ static bool offdie(DwMod *dm, uint64_t off, Dwarf_Die *die)
 	return off && dwarf_offdie(dm->dw, off, die) != NULL;
 }
 
+/* A DIE's DW_AT_decl_file number, -1 when it has none. */
+static int64_t decl_file_index(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &a) || dwarf_formudata(&a, &w) != 0)
+		return -1;
+	return (int64_t)w;
+}
+
+/* A variable of owner (NULL for a global).  Its declaration's file is
+ * owner's when the file numbers agree (both of one unit's table), which
+ * spares reading the unit's line table just for its name. */
 static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
-			    Dwarf_Die *fdie, uint64_t pc, bool is_param)
+			    Dwarf_Die *fdie, uint64_t pc, bool is_param,
+			    const DwFunc *owner)
 {
 	DiVariable *var = NEW(DiVariable);
 	const char *name = die_name(v);
@@ -1305,7 +1382,9 @@ static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
 	var->is_param = is_param;
 	int line = 0;
 	if (dwarf_decl_line(v, &line) == 0) {
-		const char *f = die_decl_file(v, cu);
+		int64_t fidx = decl_file_index(v);
+		const char *f = owner && fidx >= 0 && fidx == owner->decl_fidx
+			? owner->f.decl.file : die_decl_file(v, cu);
 		var->decl.file = f ? intern(f) : NULL;
 		var->decl.line = line;
 	}
@@ -1318,36 +1397,44 @@ static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
  * leaves out some of the declaration's, optimised away, gets them after
  * its own, as DI_LOC_NONE. */
 static Vec params_of(DwMod *dm, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Die *fbase,
-		     uint64_t pc)
+		     uint64_t pc, const DwFunc *owner)
 {
 	Vec out = { 0 };
-	OffMap seen = { 0 };
+	Dwarf_Off seen[64];     /* the origins of the instance's own */
+	size_t nseen = 0;
 	Dwarf_Die c, origin, o;
 	Dwarf_Attribute a;
 	if (dwarf_child(die, &c) == 0) {
 		do {
 			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
 				continue;
-			vec_push(&out, conv_var(dm, &c, cu, fbase, pc, true));
-			if (dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
+			vec_push(&out, conv_var(dm, &c, cu, fbase, pc, true, owner));
+			if (nseen < 64 && dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
 			    dwarf_formref_die(&a, &o))
-				offmap_put(&seen, dwarf_dieoffset(&o), &out);
+				seen[nseen++] = dwarf_dieoffset(&o);
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
-	if (!dwarf_attr(die, DW_AT_abstract_origin, &a) ||
+	if (nseen == 64 || !dwarf_attr(die, DW_AT_abstract_origin, &a) ||
 	    !dwarf_formref_die(&a, &origin) || dwarf_child(&origin, &c) != 0)
 		return out;
 	do {
-		if (dwarf_tag(&c) == DW_TAG_formal_parameter &&
-		    !offmap_get(&seen, dwarf_dieoffset(&c)))
-			vec_push(&out, conv_var(dm, &c, cu, NULL, pc, true));
+		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+			continue;
+		Dwarf_Off d = dwarf_dieoffset(&c);
+		size_t i = 0;
+		while (i < nseen && seen[i] != d)
+			i++;
+		if (i == nseen)
+			vec_push(&out, conv_var(dm, &c, cu, NULL, pc, true, owner));
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return out;
 }
 
 /* The DiFunction of the DIE at off (a subprogram, or with outer an
- * inlined instance in the subprogram at outer), made once. */
-static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer)
+ * inlined instance in the subprogram at outer), made once.  r, when not
+ * NULL, is its index record, which has its entry and declaration. */
+static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer,
+			     const IxFunc *r)
 {
 	DwFunc *df = offmap_get(&dm->funcs, off);
 	if (df)
@@ -1358,28 +1445,39 @@ static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer)
 	df = NEW(DwFunc);
 	df->die = off;
 	df->outer = outer;
+	df->decl_fidx = decl_file_index(&die);
 	DiFunction *f = &df->f;
 	const char *name = die_name(&die);
 	f->name = intern(name ? name : "");
 	f->module = &dm->pub;
 	f->inlined = dwarf_tag(&die) == DW_TAG_inlined_subroutine;
 	Dwarf_Addr pc = 0, lo = 0, hi = 0;
-	die_entry(&die, &pc);
+	if (r)
+		pc = r->pc;
+	else
+		die_entry(&die, &pc);
 	if (!die_span(&die, pc, &lo, &hi))
 		lo = hi = pc;
 	f->entry_pc = pc + dm->bias;
 	f->low_pc = lo + dm->bias;
 	f->high_pc = hi + dm->bias;
-	const char *file = die_decl_file(&die, &cu);
-	f->decl.file = file ? intern(file) : NULL;
-	dwarf_decl_line(&die, &f->decl.line);
+	if (r) {
+		/* the index has the file's name: no line table to read */
+		const char *file = ix_str(&dm->ix, r->file);
+		f->decl.file = *file ? intern(file) : NULL;
+		f->decl.line = (int)r->line;
+	} else {
+		const char *file = die_decl_file(&die, &cu);
+		f->decl.file = file ? intern(file) : NULL;
+		dwarf_decl_line(&die, &f->decl.line);
+	}
 	f->external = die_flag(&die, DW_AT_external);
 	f->ret = conv_ref(dm, &die);
 	if (f->ret && f->ret->kind == DI_TYPE_VOID)
 		f->ret = NULL;
 	Dwarf_Die fdie;
 	Dwarf_Die *fbase = f->inlined ? (offdie(dm, outer, &fdie) ? &fdie : NULL) : &die;
-	f->params = params_of(dm, &die, &cu, fbase, f->entry_pc);
+	f->params = params_of(dm, &die, &cu, fbase, f->entry_pc, df);
 	offmap_put(&dm->funcs, off, df);
 	return f;
 }
@@ -1427,11 +1525,18 @@ Vec dwarf_functions(const DiModule *m, const char *func_glob,
 			continue;
 		if (prev && prev->name == r->name && prev->pc == r->pc)
 			continue;
-		DiFunction *f = make_func(dm, r->die, r->outer);
+		DiFunction *f = make_func(dm, r->die, r->outer, r);
 		if (!f)
 			continue;
 		prev = r;
 		vec_push(&out, f);
+		/* a long listing goes through most of the file: keep only the
+		 * pages in use (a vmlinux's are clean, read again if needed) */
+		if (!dm->is_rel && out.len % 4096 == 0) {
+			size_t size = 0;
+			char *raw = elf_rawfile(dm->elf, &size);
+			drop_pages(raw, size);
+		}
 	}
 	return out;
 }
@@ -1529,7 +1634,7 @@ Vec dwarf_variables_at(const DiFunction *f, uint64_t pc)
 		return out;
 	Dwarf_Die *fbase = f->inlined ? (offdie(dm, df->outer, &outer) ? &outer : NULL) : &die;
 	Dwarf_Die c;
-	out = params_of(dm, &die, &cu, fbase, pc);
+	out = params_of(dm, &die, &cu, fbase, pc, df);
 	/* locals: the function's own, then each block that holds pc */
 	Dwarf_Die scope = die;
 	for (;;) {
@@ -1540,7 +1645,7 @@ Vec dwarf_variables_at(const DiFunction *f, uint64_t pc)
 		do {
 			int tag = dwarf_tag(&c);
 			if (tag == DW_TAG_variable)
-				vec_push(&out, conv_var(dm, &c, &cu, fbase, pc, false));
+				vec_push(&out, conv_var(dm, &c, &cu, fbase, pc, false, df));
 			else if (tag == DW_TAG_lexical_block && !deeper &&
 				 dwarf_haspc(&c, pc - dm->bias) == 1) {
 				next = c;
@@ -1565,7 +1670,28 @@ static DiFunction *func_at(DwMod *dm, Dwarf_Die *cu, Dwarf_Addr a)
 		return NULL;
 	do {
 		if (dwarf_tag(&c) == DW_TAG_subprogram && dwarf_haspc(&c, a) == 1)
-			return make_func(dm, dwarf_dieoffset(&c), 0);
+			return make_func(dm, dwarf_dieoffset(&c), 0, NULL);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return NULL;
+}
+
+const DiFunction *dwarf_function_at(const DiModule *m, uint64_t pc)
+{
+	DwMod *dm = find_mod(m);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dm ? dwfl_module_addrdie(dm->mod, pc, &bias) : NULL;
+	if (!cu)
+		return NULL;
+	Dwarf_Die c;
+	if (dwarf_child(cu, &c) != 0)
+		return NULL;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_subprogram || dwarf_haspc(&c, pc - bias) != 1)
+			continue;
+		/* a function split in two (".cold") holds pc in either part;
+		 * only the part with its entry is its range */
+		const DiFunction *f = make_func(dm, dwarf_dieoffset(&c), 0, NULL);
+		return f && pc >= f->low_pc && pc < f->high_pc ? f : NULL;
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return NULL;
 }
@@ -1585,7 +1711,7 @@ static int cmp_hit(const void *a, const void *b)
 
 /* The lowest address of each line of file (by name match) in the CU,
  * optionally only within [lo_pc, hi_pc).  Sorted by line. */
-static Vec cu_line_hits(DwMod *dm, Dwarf_Die *cu, const char *file_glob,
+static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 			const char *exact_file, Dwarf_Addr lo_pc, Dwarf_Addr hi_pc)
 {
 	Vec hits = { 0 };
@@ -1624,7 +1750,6 @@ static Vec cu_line_hits(DwMod *dm, Dwarf_Die *cu, const char *file_glob,
 		vec_push(&hits, h);
 	}
 	vec_sort(&hits, cmp_hit);
-	(void)dm;
 	return hits;
 }
 
@@ -1633,25 +1758,19 @@ static void push_lines(DwMod *dm, Dwarf_Die *cu, Vec *hits, const char *file,
 		       Vec *out)
 {
 	int last = -1;
+	bool hi_has_code = false;
 	for (int i = 0; i < hits->len; i++) {
 		LineHit *h = vec_get(hits, i);
 		if (h->line == last)
 			continue;       /* the lowest address of each line */
 		last = h->line;
-		bool in = h->line >= lo && h->line <= hi;
-		if (!in && nearest && h->line > hi) {
-			/* lines of [lo, hi] without code: the next one that has */
-			bool any_before = false;
-			for (int j = 0; j < out->len; j++)
-				if (((DiLine *)vec_get(out, j))->src.file == intern(file))
-					any_before = true;
-			in = !any_before;
-		}
-		if (!in) {
-			if (h->line > hi)
-				break;
+		if (h->line < lo)
 			continue;
-		}
+		/* with nearest, the lines up to hi without code stand for the
+		 * next line that has code */
+		if (h->line > hi && (!nearest || hi_has_code))
+			break;
+		hi_has_code |= h->line == hi;
 		DiLine *dl = NEW(DiLine);
 		dl->src.file = intern(file);
 		dl->src.line = h->line;
@@ -1672,7 +1791,7 @@ Vec dwarf_function_lines(const DiFunction *f, int lo, int hi)
 	if (!f->decl.file || !offdie(dm, df->die, &die) ||
 	    !dwarf_diecu(&die, &cu, NULL, NULL))
 		return out;
-	Vec hits = cu_line_hits(dm, &cu, NULL, f->decl.file, f->low_pc - dm->bias,
+	Vec hits = cu_line_hits(&cu, NULL, f->decl.file, f->low_pc - dm->bias,
 				f->high_pc - dm->bias);
 	push_lines(dm, &cu, &hits, f->decl.file, lo, hi, false, f, &out);
 	return out;
@@ -1691,7 +1810,7 @@ Vec dwarf_source_lines(const DiModule *m, const char *file_glob, int lo,
 		Dwarf_Die cu;
 		if (!di_file_matches(file_glob, name) || !offdie(dm, ix->cus[i].cu, &cu))
 			continue;
-		Vec hits = cu_line_hits(dm, &cu, NULL, name, 0, UINT64_MAX);
+		Vec hits = cu_line_hits(&cu, NULL, name, 0, UINT64_MAX);
 		push_lines(dm, &cu, &hits, name, lo, hi, nearest, NULL, &out);
 	}
 	return out;
@@ -1762,7 +1881,7 @@ static const DiFunction *definition_of(DwMod *dm, const char *name, uint64_t cu)
 		if (!best || ((r->flags & IX_EXTERNAL) && !(best->flags & IX_EXTERNAL)))
 			best = r;
 	}
-	return best ? make_func(dm, best->die, 0) : NULL;
+	return best ? make_func(dm, best->die, 0, best) : NULL;
 }
 
 static void find_calls(DwMod *dm, Dwarf_Die *scope, uint64_t cuoff,
@@ -1896,7 +2015,7 @@ const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
 		Dwarf_Die die, cu;
 		if (!offdie(dm, r->die, &die) || !dwarf_diecu(&die, &cu, NULL, NULL))
 			continue;
-		return conv_var(dm, &die, &cu, NULL, 0, false);
+		return conv_var(dm, &die, &cu, NULL, 0, false, NULL);
 	}
 	return NULL;
 }

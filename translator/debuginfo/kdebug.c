@@ -265,13 +265,13 @@ static const DiModule *open_dwarf(KMod *k, const char *module)
 	Vec cands = module ? module_candidates(k->key, &where) : kernel_candidates(&where);
 	const char *image_id = NULL;
 	bool image_read = false;
-	const char *refused = NULL;
+	StrBuf refused = { 0 };
 	for (int i = 0; i < cands.len; i++) {
 		const char *path = vec_get(&cands, i);
 		const char *why = NULL;
 		const DiModule *m = dwarf_open(module ? k->key : NULL, path, &why);
 		if (!m) {
-			refused = why;
+			sb_printf(&refused, "; %s", why);
 			continue;
 		}
 		/* a vmlinux in the -r build tree is the image itself */
@@ -282,8 +282,9 @@ static const DiModule *open_dwarf(KMod *k, const char *module)
 			image_id = image_build_id(module);
 		}
 		if (!own_tree && image_id && m->build_id && strcmp(image_id, m->build_id)) {
-			refused = xsprintf(_("%s (build-id %s) does not match %s (build-id %s)"),
-					   path, m->build_id, image_name(module), image_id);
+			sb_printf(&refused, "; %s", xsprintf(
+				_("%s (build-id %s) does not match %s (build-id %s)"),
+				path, m->build_id, image_name(module), image_id));
 			dwarf_close(m);
 			continue;
 		}
@@ -291,12 +292,15 @@ static const DiModule *open_dwarf(KMod *k, const char *module)
 			verbose(1, _("%s: the build-id of %s cannot be read; not checked\n"),
 				path, image_name(module));
 		sb_free(&where);
+		sb_free(&refused);
 		return m;
 	}
-	k->why_no_dwarf = refused ? refused
+	/* a refused file is the news; else where tapc looked */
+	k->why_no_dwarf = refused.len ? xstrdup(sb_cstr(&refused) + 2)
 		: xsprintf(_("no DWARF debug information for %s (looked for %s)"),
-			   module ? module : "the kernel", sb_cstr(&where));
+			   module ? module : _("the kernel"), sb_cstr(&where));
 	sb_free(&where);
+	sb_free(&refused);
 	return NULL;
 }
 
@@ -368,6 +372,12 @@ Vec di_functions(const char *module, const char *func_glob,
 	if (k->src == DI_SRC_BTF && !file_glob)
 		return btf_functions(k->m, func_glob);
 	return none;
+}
+
+const DiFunction *di_function_at(const char *module, uint64_t pc)
+{
+	KMod *k = kmod(module);
+	return k->src == DI_SRC_DWARF ? dwarf_function_at(k->m, pc) : NULL;
 }
 
 uint64_t di_probe_pc(const DiFunction *f)
