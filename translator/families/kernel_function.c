@@ -583,8 +583,7 @@ static Vec matching_functions(Resolver *r, const FuncPattern *fp,
 	Vec fs = { 0 };
 	const NameList *exp = k->exported ? kernel_exported_symbols(r->module) : NULL;
 	/* the kernel's symbols leave out its init text, freed after boot */
-	const NameList *syms = r->module || r->src != DI_SRC_DWARF ? NULL
-		: kernel_function_symbols();
+	const NameList *syms = r->module ? NULL : kernel_function_symbols();
 	int outs = 0, inls = 0;
 	for (int i = 0; i < all.len; i++) {
 		const DiFunction *f = all.data[i];
