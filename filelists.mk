@@ -92,6 +92,8 @@ tapc_dist_files = \
 	.ci/run \
 	HACKING.md \
 	Makefile.am \
+	Makefile.am \
+	Makefile.am \
 	README.md \
 	bench/all \
 	bench/debuginfo \
@@ -399,6 +401,7 @@ tapc_dist_files = \
 	testsuite/golden/sem/brace_sufficient.stp \
 	testsuite/golden/sem/condition.err \
 	testsuite/golden/sem/condition.stp \
+	testsuite/golden/sem/context_unchecked.args \
 	testsuite/golden/sem/context_unchecked.err \
 	testsuite/golden/sem/context_unchecked.stp \
 	testsuite/golden/sem/context_vars.err \
@@ -468,6 +471,7 @@ tapc_dist_files = \
 	testsuite/golden/sem/tapset_noglobal.args \
 	testsuite/golden/sem/tapset_noglobal.err \
 	testsuite/golden/sem/tapset_noglobal.stp \
+	testsuite/golden/sem/targetvars_debuginfo.args \
 	testsuite/golden/sem/targetvars_debuginfo.err \
 	testsuite/golden/sem/targetvars_debuginfo.stp \
 	testsuite/golden/sem/type_mismatch.err \
@@ -649,6 +653,7 @@ tapc_dist_files = \
 	testsuite/unit/test_build.c \
 	testsuite/unit/test_debuginfo.c \
 	testsuite/unit/test_dwarf.c \
+	testsuite/unit/test_location.c \
 	testsuite/unit/test_probes.c \
 	testsuite/unit/test_util.c \
 	testsuite/vm/init \
@@ -760,11 +765,13 @@ tapc_dist_files = \
 	translator/derive.c \
 	translator/diag.c \
 	translator/driver.h \
+	translator/dvars.c \
 	translator/elab.c \
 	translator/elab.h \
 	translator/emit/emit.h \
 	translator/emit/emit_priv.h \
 	translator/emit/expr.c \
+	translator/emit/location.c \
 	translator/emit/module.c \
 	translator/emit/printer.c \
 	translator/emit/stmt.c \
@@ -803,5 +810,6 @@ tapc_dist_files = \
 	translator/tapc.h \
 	translator/tapsets.c \
 	translator/target.c \
+	translator/tpath.h \
 	translator/types.c \
 	translator/util.c

@@ -215,6 +215,10 @@ struct Node {
 	 * knows it) */
 	const char *ctype_base;
 	const char *ctype;
+	/* the same, typed from the debug information (tpath.h): set by pass
+	 * 2 when the probe point or the @cast/@var has DWARF or BTF, and then
+	 * what pass 3 writes from (ctype and ctype_base unused) */
+	struct TargetPath *tpath;
 	Vec *pragma_globals;    /* N_EMBEDDED, N_EMBEDDED_EXPR: the globals its
 	                         * pragma:read:NAME and pragma:write:NAME
 	                         * comments name (Var *), or NULL */

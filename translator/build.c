@@ -545,50 +545,6 @@ static const char *kbuild_text(const char *dir, const char *module_name)
 	return r;
 }
 
-#define STRUCTS_HEAD "/* tap_structs.h - kernel headers the compiler asked for (build.c) */\n"
-
-/* Structs the compiler found undefined ("invalid use of undefined type
- * 'struct file'", "dereferencing pointer to incomplete type ...") whose
- * header the kernel tree has (kheaders.c): a path of the script steps
- * through them.  Adds their #include lines to the build folder's
- * tap_structs.h, which the generated C includes; false when there is
- * nothing new to add (a header the C text or an earlier round included
- * already defines the struct only under a configuration it lacks). */
-static bool add_struct_headers(const char *dir, const char *c_text, const char *log,
-			       StrBuf *incs)
-{
-	/* kbuild unexports LC_ALL, so the quotes are ASCII or UTF-8 ones */
-	static const char *const marks[] = { "undefined type ", "incomplete type " };
-	bool added = false;
-	for (size_t m = 0; m < sizeof marks / sizeof marks[0]; m++) {
-		for (const char *p = strstr(log, marks[m]); p; p = strstr(p, marks[m])) {
-			p += strlen(marks[m]);
-			if (*p == '\'')
-				p++;
-			else if (!strncmp(p, "\xe2\x80\x98", 3))
-				p += 3;
-			if (strncmp(p, "struct ", 7))
-				continue;
-			p += 7;
-			size_t n = 0;
-			while (isalnum((unsigned char)p[n]) || p[n] == '_')
-				n++;
-			const char *h = n ? kernel_struct_header(xstrndup(p, n)) : NULL;
-			if (!h)
-				continue;
-			const char *inc = xsprintf("#include <%s>\n", h);
-			if (strstr(sb_cstr(incs), inc) || strstr(c_text, inc))
-				continue;
-			sb_puts(incs, inc);
-			added = true;
-		}
-	}
-	if (!added)
-		return false;
-	const char *text = xsprintf("%s%s", STRUCTS_HEAD, sb_cstr(incs));
-	return write_file(xsprintf("%s/tap_structs.h", dir), text);
-}
-
 static bool prepare_build_dir(const char *dir, const char *c_text, size_t len,
 			      const char *module_name, const char *features)
 {
@@ -596,7 +552,6 @@ static bool prepare_build_dir(const char *dir, const char *c_text, size_t len,
 	bool ok = write_file_atomic(c_path, c_text, len);
 	ok = ok && write_file(xsprintf("%s/Kbuild", dir), kbuild_text(dir, module_name));
 	ok = ok && copy_file(features, xsprintf("%s/tap_features.h", dir));
-	ok = ok && write_file(xsprintf("%s/tap_structs.h", dir), STRUCTS_HEAD);
 	ok = ok && symlink(runtime_source_dir(), xsprintf("%s/runtime", dir)) == 0;
 	if (!ok)
 		error_plain(_("cannot prepare the build folder %s: %s"), dir, strerror(errno));
@@ -661,16 +616,6 @@ const char *build_module(const char *c_file, const char *module_name)
 	const char *args[] = { "modules" };
 	int st = run_kbuild(dir, args, 1, &log);
 	const char *ko = xsprintf("%s/%s.ko", dir, module_name);
-	StrBuf incs = { 0 };
-	for (int round = 0; round < 4 && st > 0 && !is_file(ko); round++) {
-		if (!add_struct_headers(dir, text, sb_cstr(&log), &incs))
-			break;
-		verbose(2, _("Pass 4: building again with the struct headers:\n%s"),
-			sb_cstr(&incs));
-		sb_reset(&log);
-		st = run_kbuild(dir, args, 1, &log);
-	}
-	sb_free(&incs);
 	if (st != 0 || !is_file(ko)) {
 		show_build_errors(sb_cstr(&log), dir, true);
 		if (st < 0)

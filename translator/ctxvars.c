@@ -1,10 +1,13 @@
 /* ctxvars.c - pass 2: context variables and target expressions ($var,
  * @cast, @entry, autocast ->), writes to them, guru-only things. */
 #include "elab.h"
+#include "tpath.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+extern const ProbeFamily family_tracepoint;
 
 /* The target's header folders, in search order (families/family.h) */
 const Vec *kernel_header_dirs(void);
@@ -15,6 +18,7 @@ const char *kernel_arch_dir(void);
 typedef struct Checker {
 	Scope *sc;
 	Node *assigned;         /* the node being written, if any */
+	bool in_entry;          /* inside @entry(...) of a .return probe */
 } Checker;
 
 static CtxVar *find_ctx(ResolvedPoint *rp, const char *name)
@@ -36,6 +40,52 @@ static const char *probe_text(Scope *sc)
 	return sc->rp ? plain_point(sc->rp->point) : "?";
 }
 
+/* A $var, $return or $$... of a probe whose variables come from the
+ * debug information: its TargetPath, and the errors of writing it. */
+static void check_debug_target(Checker *ck, Node *n, bool written, bool is_ret)
+{
+	ResolvedPoint *rp = ck->sc->rp;
+	const char *name = n->name[0] == '$' ? n->name + 1 : n->name;
+	bool entry = ck->in_entry || (rp->is_return && !is_ret);
+	if (written) {
+		if (n->deref) {
+			error_at(n->loc, _("cannot assign to a pretty-printed value"));
+			return;
+		}
+		if (rp->is_return && !is_ret) {
+			error_at(n->loc, _("cannot write to context variable '$%s' in a "
+					   ".return probe"), name);
+			return;
+		}
+		if (!sess.guru) {
+			error_at(n->loc, _("writing to context variable '$%s' needs guru "
+					   "mode (-g)"), name);
+			return;
+		}
+	}
+	TargetPath *tp = debug_target(rp, n, entry, true);
+	if (!tp)
+		return;
+	n->tpath = tp;
+	n->type = n->deref ? TY_STRING : TY_LONG;
+	if (!written)
+		return;
+	bool followed = false;
+	for (int i = 0; i < tp->steps.len; i++)
+		followed |= ((TpStep *)vec_get(&tp->steps, i))->through_ptr;
+	if (n->addressof)
+		error_at(n->loc, _("cannot assign to an address ('&')"));
+	else if (tp->bit_size)
+		error_at(n->loc, _("writing to bitfield '$%s...' is not supported"), name);
+	else if (tp->final != TP_FINAL_INT)
+		error_at(n->loc, _("cannot assign to '$%s': it is not a number"), name);
+	else if (!followed && tp->start == TP_VAR && tp->loc.kind != DI_LOC_REG &&
+		 tp->loc.kind != DI_LOC_MEM_REG && tp->loc.kind != DI_LOC_ADDR)
+		error_at(n->loc, _("cannot assign to '$%s': at this probe point it is "
+				   "a computed value, not kept in a register or in memory"),
+			 name);
+}
+
 static void check_target(Checker *ck, Node *n, bool written)
 {
 	Scope *sc = ck->sc;
@@ -55,6 +105,21 @@ static void check_target(Checker *ck, Node *n, bool written)
 		error_at(n->loc, _("'$return' is only available in .return probes, "
 				   "not in '%s'"), probe_text(sc));
 		return;
+	}
+	if (rp_has_debug_vars(rp)) {
+		check_debug_target(ck, n, written, is_ret);
+		return;
+	}
+	if (cv && cv->ctype && !cv->scalar && (n->comps.len || n->deref) && !written) {
+		int before = error_count;
+		TargetPath *tp = typed_ctx_target(rp, n, cv->ctype, true);
+		if (tp) {
+			n->tpath = tp;
+			n->type = n->deref ? TY_STRING : TY_LONG;
+			return;
+		}
+		if (error_count != before)
+			return;
 	}
 	if (!cv && !(rp && rp->needs_debuginfo)) {
 		if (sess.skip_badvars) {
@@ -173,6 +238,7 @@ static void check_cast_headers(Node *n)
 
 static void check_node(Node **slot, void *ctx);
 static void check_autocast(Checker *ck, Node *n);
+static bool check_typed(Checker *ck, Node *n);
 
 static bool is_target_like(Node *n)
 {
@@ -200,6 +266,16 @@ static void check_write(Checker *ck, Node *lhs)
 			check_autocast(ck, lhs);
 		if (lhs->kind == N_CAST)
 			set_path_types(ck->sc, lhs);
+		if (!lhs->deref && sess.guru && (lhs->kind == N_CAST || lhs->kind == N_ATVAR) &&
+		    check_typed(ck, lhs) && lhs->tpath) {
+			TargetPath *tp = lhs->tpath;
+			if (lhs->addressof)
+				error_at(lhs->loc, _("cannot assign to an address ('&')"));
+			else if (tp->bit_size)
+				error_at(lhs->loc, _("writing to a bitfield is not supported"));
+			else if (tp->final != TP_FINAL_INT)
+				error_at(lhs->loc, _("cannot assign to this: it is not a number"));
+		}
 		for_each_child(lhs, check_node, ck);
 		return;
 	}
@@ -230,6 +306,7 @@ static void check_write(Checker *ck, Node *lhs)
 typedef struct CType {
 	const char *id;
 	const char *c;
+	const DiType *dt;       /* its type in the debug information, or NULL */
 } CType;
 
 typedef struct TypeFlow {
@@ -261,7 +338,7 @@ static void scan_stores(Node **slot, void *ctx)
 /* The common C type of several sources, or none. */
 static CType common_type(TypeFlow *tf, Vec *srcs)
 {
-	CType t = { NULL, NULL }, none = { NULL, NULL };
+	CType t = { NULL, NULL, NULL }, none = { NULL, NULL, NULL };
 	for (int i = 0; i < srcs->len; i++) {
 		CType u = c_type_of(tf, vec_get(srcs, i));
 		if (!u.id)
@@ -354,34 +431,68 @@ static const char *path_start_type(Scope *sc, Node *e)
 	return NULL;
 }
 
+/* The debug-information type of a path's value (the address's type
+ * for '&'), worked out quietly. */
+static const DiType *path_ditype(TargetPath *tp, Node *e)
+{
+	if (!tp || e->deref)
+		return NULL;
+	if (!e->addressof || tp->addr_is_value)
+		return tp->type;
+	DiType *p = NEW(DiType);
+	p->kind = DI_TYPE_POINTER;
+	p->size = 8;
+	p->target = tp->type;
+	return p;
+}
+
 static CType c_type_of(TypeFlow *tf, Node *e)
 {
-	CType none = { NULL, NULL };
+	CType none = { NULL, NULL, NULL };
 	if (!e)
 		return none;
+	ResolvedPoint *rp = tf->sc->func ? NULL : tf->sc->rp;
 	switch (e->kind) {
 	case N_CAST:
 		return (CType){ path_text(e, xsprintf("@cast(%s|%s)", e->str ? e->str : "",
 						      e->module ? e->module : "")),
-				path_type(path_start_type(tf->sc, e), &e->comps) };
+				path_type(path_start_type(tf->sc, e), &e->comps),
+				path_ditype(e->tpath ? e->tpath : cast_target(rp, e, false), e) };
 	case N_ATVAR:
 		return (CType){ path_text(e, xsprintf("@var(%s|%s)", e->str ? e->str : "",
-						      e->module ? e->module : "")), NULL };
+						      e->module ? e->module : "")), NULL,
+				path_ditype(e->tpath ? e->tpath : atvar_target(e, false), e) };
 	case N_TARGET: {
 		if (tf->sc->func || !tf->sc->rp)
 			return none;
 		const char *name = e->name && e->name[0] == '$' ? e->name + 1 : e->name;
 		CtxVar *cv = find_ctx(tf->sc->rp, name ? name : "");
+		if (rp_has_debug_vars(rp)) {
+			bool entry = rp->is_return && strcmp(name ? name : "", "return");
+			const DiType *dt = path_ditype(e->tpath ? e->tpath
+						       : debug_target(rp, e, entry, false), e);
+			if (!dt)
+				return none;
+			return (CType){ path_text(e, xsprintf("$%s", name)), NULL, dt };
+		}
 		if (cv ? cv->scalar || !cv->ctype : !tf->sc->rp->needs_debuginfo)
 			return none;
+		const DiType *dt = NULL;
+		if (cv && cv->ctype) {
+			TargetPath *tp = e->tpath ? e->tpath
+				: typed_ctx_target(rp, e, cv->ctype, false);
+			dt = path_ditype(tp, e);
+		}
 		return (CType){ path_text(e, xsprintf("$%s", name)),
-				path_type(path_start_type(tf->sc, e), &e->comps) };
+				path_type(path_start_type(tf->sc, e), &e->comps), dt };
 	}
 	case N_AUTOCAST: {
 		CType b = c_type_of(tf, e->lhs);
 		if (!b.id)
 			return none;
-		return (CType){ path_text(e, b.id), path_type(b.c, &e->comps) };
+		TargetPath *tp = b.dt ? autocast_target(b.dt, e, false) : NULL;
+		return (CType){ path_text(e, b.id), path_type(b.c, &e->comps),
+				path_ditype(tp, e) };
 	}
 	case N_ASSIGN:
 		return e->op && !strcmp(e->op, "=") ? c_type_of(tf, e->rhs) : none;
@@ -429,6 +540,15 @@ static CType c_type_of(TypeFlow *tf, Node *e)
 	}
 }
 
+/* The debug-information type of e's value, followed through locals,
+ * assignments and function returns as for autocast; NULL when unknown. */
+const DiType *value_ditype(Scope *sc, Node *e)
+{
+	TypeFlow tf = { sc, { 0 }, false };
+	CType t = c_type_of(&tf, e);
+	return t.id ? t.dt : NULL;
+}
+
 /* @cast and a context variable: the C types their paths start from and
  * end in, stored on the node. */
 static void set_path_types(Scope *sc, Node *n)
@@ -443,6 +563,14 @@ static void check_autocast(Checker *ck, Node *n)
 {
 	TypeFlow tf = { ck->sc, { 0 }, false };
 	CType t = c_type_of(&tf, n->lhs);
+	if (t.id && t.dt) {
+		TargetPath *tp = autocast_target(t.dt, n, true);
+		if (tp) {
+			n->tpath = tp;
+			n->type = n->deref ? TY_STRING : TY_LONG;
+		}
+		return;
+	}
 	if (t.id) {
 		n->ctype_base = t.c;
 		n->ctype = path_type(t.c, &n->comps);
@@ -537,14 +665,175 @@ static void check_deref(Node *n)
 		error_at(sz->loc, _("the size must be 1, 2, 4 or 8"));
 }
 
+typedef struct CallScan {
+	Func *f;
+	bool found;
+} CallScan;
+
+static void scan_calls(Node **slot, void *ctx)
+{
+	CallScan *cs = ctx;
+	if ((*slot)->kind == N_CALL && (*slot)->func == cs->f)
+		cs->found = true;
+	if (!cs->found)
+		for_each_child(*slot, scan_calls, ctx);
+}
+
+/* A user-space probe whose handler calls f, or NULL. */
+static Scope *user_caller(Func *f)
+{
+	for (int i = 0; i < elab.scopes.len; i++) {
+		Scope *ps = vec_get(&elab.scopes, i);
+		if (!ps->probe || !ps->rp || !ps->rp->user_space || !ps->probe->body)
+			continue;
+		CallScan cs = { f, false };
+		Node *body = ps->probe->body;
+		scan_calls(&body, &cs);
+		if (cs.found)
+			return ps;
+	}
+	return NULL;
+}
+
+/* Is n (a pretty-print, @cast, @var) read through the debug information?
+ * Sets n->tpath; false when it has none (the caller's old ways apply). */
+static bool check_typed(Checker *ck, Node *n)
+{
+	Scope *sc = ck->sc;
+	ResolvedPoint *rp = sc->func ? NULL : sc->rp;
+	int before = error_count;
+	TargetPath *tp = NULL;
+	switch (n->kind) {
+	case N_CAST:
+		if (sc->func && !n->module && (!sess.compatible ||
+					       version_cmp(sess.compatible, "4.2") >= 0)) {
+			/* a function takes the module of @cast from the probe
+			 * that calls it, as stap since 4.2 */
+			Scope *ps = user_caller(sc->func);
+			if (ps) {
+				error_at(n->loc, _("@cast(..., \"%s\") in function '%s' names a "
+						   "type of the program of probe '%s', which calls "
+						   "it; tapc does not read user-space debug "
+						   "information (give the module: @cast(..., "
+						   "\"%s\", \"kernel\"))"),
+					 n->str ? n->str : "", sc->func->name,
+					 probe_text(ps), n->str ? n->str : "");
+				return true;
+			}
+		}
+		tp = cast_target(rp, n, true);
+		break;
+	case N_ATVAR:
+		tp = atvar_target(n, true);
+		break;
+	default:
+		return false;
+	}
+	if (tp) {
+		n->tpath = tp;
+		n->type = n->deref ? TY_STRING : TY_LONG;
+	}
+	return tp || error_count != before;
+}
+
+/* In a .return probe a variable other than $return is read at the
+ * function's entry, as @entry($var) would: wrap it so pass 3 saves it
+ * there. */
+static bool wrap_entry(Checker *ck, Node **slot)
+{
+	Node *n = *slot;
+	ResolvedPoint *rp = ck->sc->func ? NULL : ck->sc->rp;
+	if (ck->in_entry || !rp || !rp->is_return || !rp_has_debug_vars(rp))
+		return false;
+	if (n->kind == N_TARGET) {
+		const char *name = n->name && n->name[0] == '$' ? n->name + 1 : n->name;
+		if (!name || !strcmp(name, "return"))
+			return false;
+	} else if (n->kind != N_TARGET_VARS || (n->name && strstr(n->name, "return"))) {
+		return false;
+	}
+	Node *e = node_new(N_ENTRY, n->loc);
+	e->lhs = n;
+	e->synthetic = true;
+	*slot = e;
+	ck->in_entry = true;
+	check_node(&e->lhs, ck);
+	ck->in_entry = false;
+	e->type = e->lhs->type;
+	return true;
+}
+
+static void check_target_vars(Checker *ck, Node *n)
+{
+	Scope *sc = ck->sc;
+	if (sc->func) {
+		error_at(n->loc, _("'%s' cannot be used in a function"), n->name);
+	} else if (sc->rp && !sc->rp->needs_debuginfo && !sc->rp->ctx_vars.len &&
+		   !rp_has_debug_vars(sc->rp)) {
+		error_at(n->loc, _("'%s' is not available in probe '%s'"), n->name,
+			 probe_text(sc));
+	} else if (n->name && strstr(n->name, "return") && sc->rp && !sc->rp->is_return) {
+		error_at(n->loc, _("'%s' is only available in .return probes"), n->name);
+	} else if (sc->rp && rp_has_debug_vars(sc->rp)) {
+		n->tpath = debug_target_vars(sc->rp, n, ck->in_entry);
+	} else if (n->deref && sc->rp && !sc->rp->user_space &&
+		   (!sc->rp->needs_debuginfo || sc->rp->family == &family_tracepoint) &&
+		   di_source(NULL) != DI_SRC_NONE && !strstr(n->name, "return") &&
+		   !strstr(n->name, "locals")) {
+		n->tpath = family_target_vars(sc->rp, n);
+	} else if (n->deref) {
+		error_at(n->loc, _("pretty-printing with '%s' needs debug information, "
+				   "which is not supported yet"), n->deref);
+	} else if (sc->rp && sc->rp->needs_debuginfo) {
+		/* the variables of such a point come from debug
+		 * information: without it the list would be empty */
+		error_at(n->loc, _("'%s' in probe '%s' needs debug information, "
+				   "which is not supported yet"), n->name,
+			 probe_text(sc));
+	}
+	n->type = TY_STRING;
+}
+
 static void check_node(Node **slot, void *ctx)
 {
 	Checker *ck = ctx;
 	Scope *sc = ck->sc;
 	Node *n = *slot;
-	if (n->deref && (is_target_like(n) || n->kind == N_TARGET_VARS)) {
-		/* $var$, $var$$, @cast(...)$, $$parms$ ... print a value with
-		 * its type's layout, which only debug information gives */
+	if ((n->kind == N_TARGET || n->kind == N_TARGET_VARS) && wrap_entry(ck, slot))
+		return;
+	if (n->deref && (n->kind == N_CAST || n->kind == N_ATVAR) && check_typed(ck, n)) {
+		for_each_child(n, check_node, ck);
+		return;
+	}
+	if (n->deref && n->kind == N_TARGET && !sc->func && rp_has_debug_vars(sc->rp)) {
+		check_target(ck, n, false);
+		for_each_child(n, check_node, ck);
+		return;
+	}
+	if (n->deref && n->kind == N_AUTOCAST) {
+		check_autocast(ck, n);
+		if (!n->tpath)
+			error_at(n->loc, _("pretty-printing with '%s' needs debug information, "
+					   "which is not supported yet"), n->deref);
+		for_each_child(n, check_node, ck);
+		return;
+	}
+	if (n->deref && n->kind == N_TARGET && !sc->func && sc->rp) {
+		const char *name = n->name && n->name[0] == '$' ? n->name + 1 : n->name;
+		CtxVar *cv = find_ctx(sc->rp, name ? name : "");
+		if (cv && cv->ctype && !cv->scalar) {
+			check_target(ck, n, false);
+			if (!n->tpath)
+				error_at(n->loc, _("pretty-printing with '%s' needs debug "
+						   "information, which is not supported yet"),
+					 n->deref);
+			for_each_child(n, check_node, ck);
+			return;
+		}
+	}
+	if (n->deref && n->kind != N_TARGET_VARS && is_target_like(n)) {
+		/* $var$, $var$$, @cast(...)$ ... print a value with its
+		 * type's layout, which only debug information gives */
 		error_at(n->loc, _("pretty-printing with '%s' needs debug information, "
 				   "which is not supported yet"), n->deref);
 		for_each_child(n, check_node, ck);
@@ -557,6 +846,7 @@ static void check_node(Node **slot, void *ctx)
 	case N_CAST:
 		check_cast_headers(n);
 		set_path_types(sc, n);
+		check_typed(ck, n);
 		break;
 	case N_REGISTER:
 		check_register(n);
@@ -572,31 +862,25 @@ static void check_node(Node **slot, void *ctx)
 			n->kind = N_TARGET;
 			n->name = intern(xsprintf("$%s", n->str));
 			check_target(ck, n, false);
+		} else {
+			check_typed(ck, n);
 		}
 		break;
 	case N_TARGET:
 		check_target(ck, n, false);
 		break;
 	case N_TARGET_VARS:
-		if (sc->func)
-			error_at(n->loc, _("'%s' cannot be used in a function"), n->name);
-		else if (sc->rp && !sc->rp->needs_debuginfo && !sc->rp->ctx_vars.len)
-			error_at(n->loc, _("'%s' is not available in probe '%s'"), n->name,
-				 probe_text(sc));
-		else if (n->name && strstr(n->name, "return") && sc->rp && !sc->rp->is_return)
-			error_at(n->loc, _("'%s' is only available in .return probes"),
-				 n->name);
-		else if (sc->rp && sc->rp->needs_debuginfo)
-			/* the variables of such a point come from debug
-			 * information: without it the list would be empty */
-			error_at(n->loc, _("'%s' in probe '%s' needs debug information, "
-					   "which is not supported yet"), n->name,
-				 probe_text(sc));
-		n->type = TY_STRING;
+		check_target_vars(ck, n);
 		return;
 	case N_ENTRY:
 		if (sc->func || !sc->rp || !sc->rp->is_return) {
 			error_at(n->loc, _("@entry is only available in .return probes"));
+			return;
+		}
+		if (!ck->in_entry) {
+			ck->in_entry = true;
+			for_each_child(n, check_node, ck);
+			ck->in_entry = false;
 			return;
 		}
 		break;
@@ -642,7 +926,7 @@ void check_contexts(void)
 		Node *body = sc->probe ? sc->probe->body : sc->func->body;
 		if (sc->func && !sc->func->used)
 			continue;
-		Checker ck = { sc, NULL };
+		Checker ck = { sc, NULL, false };
 		if (body)
 			check_node(&body, &ck);
 	}

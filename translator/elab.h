@@ -5,6 +5,7 @@
 
 #include "passes.h"
 #include "families/probes.h"
+#include "debuginfo/debuginfo.h"
 
 /* ---- tapsets.c: the tapset index and lazy loading ---- */
 
@@ -90,7 +91,32 @@ void derive_probe(Probe *p);
 
 /* ---- ctxvars.c: context variables ---- */
 
+/* ---- dvars.c: target expressions typed from DWARF/BTF (tpath.h) ---- */
+
+struct TargetPath;
+/* True when rp's variables come from debug information. */
+bool rp_has_debug_vars(const ResolvedPoint *rp);
+/* $name or $return of n at rp (entry: as at the function's entry); NULL
+ * when rp has no debug information or after an error (reported when
+ * `report`). */
+struct TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report);
+struct TargetPath *debug_target_vars(ResolvedPoint *rp, Node *n, bool entry);
+/* @cast(...) of n (NULL: no types for its module, or an error). */
+struct TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report);
+struct TargetPath *atvar_target(Node *n, bool report);
+struct TargetPath *typed_ctx_target(ResolvedPoint *rp, Node *n, const char *ctype,
+				    bool report);
+struct TargetPath *autocast_target(const DiType *t, Node *n, bool report);
+/* Whether the debug information for n's module is there (so a NULL
+ * cast_target/atvar_target means the type or member does not exist). */
+bool cast_types_known(Node *n);
+struct TargetPath *family_target_vars(ResolvedPoint *rp, Node *n);
+bool atvar_types_known(Node *n);
+
 void check_contexts(void);
+/* The debug-information type of e's value (through locals, assignments
+ * and function returns, as autocast follows it), or NULL. */
+const DiType *value_ditype(Scope *sc, Node *e);
 
 /* ---- optimize.c ---- */
 

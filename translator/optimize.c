@@ -7,6 +7,7 @@
  * $x where it does not exist, and a dead "$nosuchvar" is no error.
  */
 #include "elab.h"
+#include "tpath.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,21 @@ static int defined_value(Scope *sc, Node *e)
 			return 0;
 		if (!strcmp(name, "return") && !rp->is_return)
 			return 0;
+		if (rp_has_debug_vars(rp)) {
+			bool entry = rp->is_return && strcmp(name, "return");
+			return debug_target(rp, e, entry, false) != NULL;
+		}
 		CtxVar *cv = ctx_lookup(rp, name);
+		if (cv && cv->ctype && !cv->scalar && e->comps.len) {
+			int before = error_count;
+			if (typed_ctx_target(rp, e, cv->ctype, false))
+				return 1;
+			/* the types know the struct: the member is not there */
+			if (error_count == before && struct_name_of(cv->ctype) &&
+			    di_source(NULL) != DI_SRC_NONE &&
+			    di_find_type(NULL, xsprintf("struct %s", struct_name_of(cv->ctype))))
+				return 0;
+		}
 		if (cv)
 			return (e->comps.len || e->addressof) && cv->scalar ? 0 : 1;
 		return rp->needs_debuginfo ? -1 : 0;
@@ -74,16 +89,30 @@ static int defined_value(Scope *sc, Node *e)
 	case N_TARGET_VARS:
 		if (sc->func || !rp)
 			return 0;
+		if (rp_has_debug_vars(rp))
+			return !strstr(e->name ? e->name : "", "return") || rp->is_return;
 		if (rp->needs_debuginfo)
 			return 1;
 		return rp->ctx_vars.len ? 1 : 0;
-	case N_AUTOCAST:
+	case N_AUTOCAST: {
+		const DiType *t = value_ditype(sc, e->lhs);
+		if (t)
+			return autocast_target(t, e, false) != NULL;
 		return e->lhs && (e->lhs->kind == N_CAST || e->lhs->kind == N_TARGET)
 			? defined_value(sc, e->lhs) : -1;
-	case N_CAST:
+	}
+	case N_CAST: {
+		/* with the module's types the members are checked; without,
+		 * assume they exist */
+		int before = error_count;
+		if (cast_target(sc->func ? NULL : rp, e, false))
+			return 1;
+		return error_count == before && cast_types_known(e) ? 0 : 1;
+	}
 	case N_ATVAR:
-		/* member names need DWARF; assume they exist until then */
-		return 1;
+		if (atvar_target(e, false))
+			return 1;
+		return atvar_types_known(e) ? 0 : 1;
 	case N_ENTRY:
 		return !sc->func && rp && rp->is_return;
 	case N_PERF:

@@ -754,7 +754,8 @@ static Val ex_unary(Body *b, Node *n)
 
 static bool is_target_like(Node *n)
 {
-	return n && (n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_AUTOCAST);
+	return n && (n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_AUTOCAST ||
+		     n->kind == N_ATVAR);
 }
 
 
@@ -1051,8 +1052,7 @@ Val ex(Body *b, Node *n)
 	case N_AUTOCAST:
 		return ex_target(b, n);
 	case N_ATVAR:
-		return error_val(b, n->loc, _("@var needs kernel debug information, which is "
-					      "not supported yet"));
+		return ex_target(b, n);
 	case N_TARGET_VARS:
 		return ex_target_vars(b, n);
 	case N_ENTRY:

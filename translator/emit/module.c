@@ -1200,7 +1200,6 @@ static void write_limits(Emitter *e)
 	emit(e, "#include <linux/moduleparam.h>");
 	emit(e, "#include <linux/kernel.h>");
 	emit(e, "#include \"runtime/tap.h\"");
-	emit(e, "#include \"tap_structs.h\"  /* headers the compiler asked for (pass 4) */");
 	emit_blank(e);
 	emit(e, "/* The embedded-C API (runtime/TAPSET-API.md) */");
 	emit(e, "#define CONTEXT __tap_c");

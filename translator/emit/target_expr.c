@@ -4,6 +4,7 @@
 #include "emit_priv.h"
 #include "passes.h"
 #include "debuginfo/debuginfo.h"
+#include "tpath.h"
 
 #include <string.h>
 
@@ -198,9 +199,18 @@ static const char *path_base(Body *b, Node *n, const char **ptype)
 	return xsprintf("(unsigned long)(%s)", base.c);
 }
 
+static Val ex_tpath(Body *b, Node *n);
+static Val write_tpath(Body *b, Node *lhs, Val r);
+static Val ex_tpath_vars(Body *b, Node *n);
+
 Val ex_target(Body *b, Node *n)
 {
 	Emitter *e = b->e;
+	if (n->tpath)
+		return ex_tpath(b, n);
+	if (n->kind == N_ATVAR)
+		return error_val(b, n->loc, _("@var needs kernel debug information, which is "
+					      "not supported yet"));
 	if (n->deref)
 		return error_val(b, n->loc, _("pretty-printing with '$' or '$$' needs debug "
 					      "information, which is not supported yet"));
@@ -265,6 +275,8 @@ Val ex_target(Body *b, Node *n)
 Val write_target(Body *b, Node *lhs, Val r)
 {
 	Emitter *e = b->e;
+	if (lhs->tpath)
+		return write_tpath(b, lhs, r);
 	b->effects++;
 	if (lhs->kind == N_TARGET && !lhs->comps.len) {
 		const CtxVar *cv = target_ctx_var(b, lhs);
@@ -312,6 +324,8 @@ Val write_target(Body *b, Node *lhs, Val r)
 Val ex_target_vars(Body *b, Node *n)
 {
 	Emitter *e = b->e;
+	if (n->tpath)
+		return ex_tpath_vars(b, n);
 	ResolvedPoint *rp = b->ep ? b->ep->rp : NULL;
 	if (!rp)
 		return error_val(b, n->loc, xsprintf(_("'%s' is only available in probes"),
@@ -414,4 +428,628 @@ Val ex_deref(Body *b, Node *n)
 	emit(e, "%s = v;", t);
 	emit_close(e, "}");
 	return val_c(t, true);
+}
+
+/* ---- target paths typed from the debug information (tpath.h) ----
+ *
+ * Pass 2 left the path as a start (a variable's location, $return, a
+ * pointer value) and steps of byte offsets; here each becomes address
+ * arithmetic and fault-safe reads of the sizes the types give.  Two C
+ * variables carry the value along a path: _ta, the address of the object
+ * reached so far (in memory), or _tv, its value (in a register, computed,
+ * or a pointer just loaded). */
+
+typedef enum PState { ST_ADDR, ST_VALUE } PState;
+
+static void need_tpath_macros(Emitter *e)
+{
+	static const char text[] =
+"/* Typed target paths: a fault-safe read of n (1..8) bytes, zero-extended,\n"
+" * and the string of a pretty-print (\"<unknown>\" when it cannot be read). */\n"
+"#define TAP_LOAD(rd, what, dst, addr, n, err) do { u64 _lv = 0; \\\n"
+"\tif (rd(&_lv, (void *)(unsigned long)(addr), (n))) { \\\n"
+"\t\ttap_error(c, what \" read fault at 0x%lx\", (unsigned long)(addr)); \\\n"
+"\t\tgoto err; \\\n"
+"\t} \\\n"
+"\t(dst) = _lv; } while (0)\n"
+"#define TAP_SEXT(v, bits) ((u64)((s64)((u64)(v) << (64 - (bits))) >> (64 - (bits))))\n"
+"static __maybe_unused void _tap_pp_string(char *dst, unsigned long addr, long n, int user)\n"
+"{\n"
+"\tlong i;\n"
+"\n"
+"\tif (n <= 0 || n > MAXSTRINGLEN)\n"
+"\t\tn = MAXSTRINGLEN;\n"
+"\tfor (i = 0; i < n - 1; i++) {\n"
+"\t\tif (user ? tap_read_user(&dst[i], (const void __user *)(addr + i), 1)\n"
+"\t\t\t : tap_read_kernel(&dst[i], (const void *)(addr + i), 1)) {\n"
+"\t\t\tstrscpy(dst, \"<unknown>\", MAXSTRINGLEN);\n"
+"\t\t\treturn;\n"
+"\t\t}\n"
+"\t\tif (!dst[i])\n"
+"\t\t\treturn;\n"
+"\t}\n"
+"\tdst[i] = '\\0';\n"
+"}\n";
+	if (strstr(sb_cstr(&e->decls), "#define TAP_LOAD("))
+		return;
+	sb_puts(&e->decls, text);
+}
+
+static const char *tp_reader(const TargetPath *tp)
+{
+	return tp->user ? "tap_read_user" : "tap_read_kernel";
+}
+
+static const char *tp_what(const TargetPath *tp)
+{
+	return tp->user ? "\"user\"" : "\"kernel\"";
+}
+
+/* What KASLR added to the kernel's addresses. */
+static const char *reloc_expr(const TargetPath *tp)
+{
+	if (!tp->reloc)
+		return NULL;
+	return xsprintf("((unsigned long)&jiffies_64 - 0x%llxUL)",
+			(unsigned long long)tp->reloc_ref);
+}
+
+/* The value a TP_POINTER path starts from, before its block opens. */
+static bool pointer_base(Body *b, Node *n, Val *out)
+{
+	if (n->kind == N_TARGET || n->kind == N_TARGET_VARS) {
+		const CtxVar *cv = n->kind == N_TARGET ? target_ctx_var(b, n) : NULL;
+		if (n->kind == N_TARGET_VARS && b->ep && b->ep->rp)
+			cv = resolved_ctx_var(b->ep->rp, n->name);
+		const char *x = cv ? family_ctx_expr(b->ep, cv, false) : NULL;
+		if (!x) {
+			no_ctx_var(b, n);
+			return false;
+		}
+		*out = val_c(xsprintf("(u64)(%s)", x), false);
+		return true;
+	}
+	*out = ex(b, n->lhs);
+	return true;
+}
+
+/* The code of tp's path, in the open block, up to its last object:
+ * declares _tv and _ta. */
+static PState emit_path(Body *b, TargetPath *tp, Val base, const Val *idx,
+			const char *err)
+{
+	Emitter *e = b->e;
+	const char *rd = tp_reader(tp), *what = tp_what(tp);
+	PState st = ST_VALUE;
+	emit(e, "u64 _tv = 0;");
+	emit(e, "unsigned long _ta __maybe_unused = 0;");
+	switch (tp->start) {
+	case TP_VAR: {
+		LocEnv env = { .regs = "c->regs", .at_entry = tp->at_entry,
+			       .reloc = reloc_expr(tp), .err = err, .tmp = "_tl",
+			       .user = tp->user };
+		LocCode lc;
+		const char *why = NULL;
+		bool ok = loc_compile(&tp->loc, &env, &lc, &why);
+		ASSERT(ok);   /* pass 2 asked first */
+		emit(e, "if (!c->regs) {");
+		emit(e, "\ttap_error(c, \"no registers are available here\");");
+		emit(e, "\tgoto %s;", err);
+		emit(e, "}");
+		for (const char *p = lc.stmts; p && *p;) {
+			const char *nl = strchr(p, '\n');
+			emit(e, "%s", xstrndup(p, nl ? (size_t)(nl - p) : strlen(p)));
+			p = nl ? nl + 1 : p + strlen(p);
+		}
+		if (lc.is_addr) {
+			emit(e, "_ta = (unsigned long)(%s);", lc.expr);
+			st = ST_ADDR;
+		} else {
+			emit(e, "_tv = %s;", lc.expr);
+		}
+		break;
+	}
+	case TP_RETURN:
+		emit(e, "if (!c->regs) {");
+		emit(e, "\ttap_error(c, \"no registers are available here\");");
+		emit(e, "\tgoto %s;", err);
+		emit(e, "}");
+		emit(e, "_tv = (u64)regs_return_value(c->regs);");
+		break;
+	case TP_POINTER:
+		emit(e, "_tv = (u64)(%s);", base.c);
+		break;
+	}
+	for (int i = 0; i < tp->steps.len; i++) {
+		const TpStep *s = vec_get(&tp->steps, i);
+		if (s->through_ptr) {
+			if (st == ST_ADDR)
+				emit(e, "TAP_LOAD(%s, %s, _tv, _ta, 8, %s);", rd, what, err);
+			emit(e, "_ta = (unsigned long)_tv;");
+			st = ST_ADDR;
+		}
+		const char *off = s->kind == TP_MEMBER
+			? xsprintf("%lluUL", (unsigned long long)s->offset)
+			: xsprintf("(unsigned long)(%s) * %lluUL", idx[s->comp].c,
+				   (unsigned long long)s->elem_size);
+		if (st == ST_ADDR) {
+			if (strcmp(off, "0UL"))
+				emit(e, "_ta += %s;", off);
+		} else {
+			emit(e, "_tv = (%s) < 64 / 8 ? _tv >> (8 * (%s)) : 0;", off, off);
+		}
+	}
+	return st;
+}
+
+/* The value at the end of a path into _tv, as the type says. */
+static void emit_final(Body *b, const TargetPath *tp, PState st, const char *err)
+{
+	Emitter *e = b->e;
+	if (tp->addr_is_value)
+		return;
+	if (tp->addressof || tp->final == TP_FINAL_ADDR) {
+		emit(e, "_tv = _ta;");
+		return;
+	}
+	int bytes = (int)tp->size;
+	if (tp->bit_size)
+		bytes = (tp->bit_offset + tp->bit_size + 7) / 8;
+	if (bytes > 8)
+		bytes = 8;
+	if (st == ST_ADDR)
+		emit(e, "TAP_LOAD(%s, %s, _tv, _ta, %d, %s);", tp_reader(tp), tp_what(tp),
+		     bytes, err);
+	if (tp->bit_size) {
+		if (tp->bit_offset)
+			emit(e, "_tv >>= %d;", tp->bit_offset);
+		if (tp->is_signed)
+			emit(e, "_tv = TAP_SEXT(_tv, %d);", tp->bit_size);
+		else if (tp->bit_size < 64)
+			emit(e, "_tv &= 0x%llxULL;",
+			     (unsigned long long)((1ULL << tp->bit_size) - 1));
+	} else if (tp->size < 8) {
+		if (tp->is_signed)
+			emit(e, "_tv = TAP_SEXT(_tv, %d);", (int)tp->size * 8);
+		else if (st == ST_VALUE)
+			emit(e, "_tv &= 0x%llxULL;",
+			     (unsigned long long)((1ULL << (8 * tp->size)) - 1));
+	}
+}
+
+/* The error label of the code being written (marked used). */
+static const char *err_label(Body *b)
+{
+	Label *l = vec_last(&b->errs);
+	l->used = true;
+	return l->name;
+}
+
+static Val ex_pretty(Body *b, Node *n);
+
+static Val ex_tpath(Body *b, Node *n)
+{
+	Emitter *e = b->e;
+	TargetPath *tp = n->tpath;
+	if (n->deref)
+		return ex_pretty(b, n);
+	need_tpath_macros(e);
+	Val base = val_num(0);
+	if (tp->start == TP_POINTER && !pointer_base(b, n, &base))
+		return val_num(0);
+	Val *idx = path_indexes(b, &n->comps);
+	const char *t = tmp_long(b);
+	where(b, n->loc, n->kind == N_CAST ? "operator '@cast'" :
+		  n->kind == N_ATVAR ? "operator '@var'" :
+		  xsprintf("identifier '%s'", n->name ? n->name : "->"));
+	const char *err = err_label(b);
+	emit_open(e, "{");
+	PState st = emit_path(b, tp, base, idx, err);
+	emit_final(b, tp, st, err);
+	emit(e, "%s = (int64_t)_tv;", t);
+	emit_close(e, "}");
+	return val_c(t, true);
+}
+
+static Val write_tpath(Body *b, Node *lhs, Val r)
+{
+	Emitter *e = b->e;
+	TargetPath *tp = lhs->tpath;
+	need_tpath_macros(e);
+	Val base = val_num(0);
+	if (tp->start == TP_POINTER && !pointer_base(b, lhs, &base))
+		return val_num(0);
+	Val *idx = path_indexes(b, &lhs->comps);
+	where(b, lhs->loc, "operator '='");
+	const char *err = err_label(b);
+	emit_open(e, "{");
+	PState st = emit_path(b, tp, base, idx, err);
+	if (st == ST_ADDR) {
+		emit(e, "u64 _w = (u64)(%s);", r.c);
+		emit(e, "if (%s((void *)_ta, &_w, %d)) {",
+		     tp->user ? "tap_write_user" : "tap_write_kernel", (int)tp->size);
+		emit(e, "\ttap_error(c, \"%s write fault at 0x%%lx\", _ta);",
+		     tp->user ? "user" : "kernel");
+		emit(e, "\tgoto %s;", err);
+		emit(e, "}");
+	} else {
+		/* in a register: the probed code sees the new value */
+		const char *reg = tp->start == TP_RETURN ? "ax"
+			: tp_dwarf_reg_name(tp->loc.reg);
+		ASSERT(reg && (tp->start == TP_RETURN || tp->loc.kind == DI_LOC_REG));
+		uint64_t mask = tp->size >= 8 ? ~0ULL : (1ULL << (8 * tp->size)) - 1;
+		emit(e, "c->regs->%s = (c->regs->%s & ~0x%llxULL) | ((u64)(%s) & 0x%llxULL);",
+		     reg, reg, (unsigned long long)mask, r.c, (unsigned long long)mask);
+	}
+	emit_close(e, "}");
+	b->effects++;
+	return r;
+}
+
+/* ---- pretty-printing: $var$, $var$$, @cast(...)$, $$vars$ ...
+ *
+ * The format is stap's: a struct prints as {.a=1, .b=0x..., .c={...}},
+ * one level of members with '$' (nested structs "{...}", arrays "[...]")
+ * and every level with '$$'; a pointer is %p, but at the top its target
+ * is printed; char pointers and char arrays print as "string"; a char as
+ * '%#c'; other integers %i or %u; an array its first element, then
+ * ", ..."; a bitfield as a number.  At most 32 values; a read that faults
+ * makes the whole string "ERROR". */
+
+typedef struct Pretty {
+	Body *b;
+	const TargetPath *tp;
+	bool full;              /* '$$' */
+	const char *err;
+	Vec items;
+	Vec nodes;              /* Node *: the type of each value */
+	Vec vals;               /* Val * */
+} Pretty;
+
+#define PRETTY_MAX_ARGS 32
+
+static const DiType *pp_strip(const DiType *t)
+{
+	t = di_type_strip(t);
+	if (t && t->kind == DI_TYPE_FWD && t->name) {
+		const DiType *d = di_find_type(NULL, xsprintf("struct %s", t->name));
+		if (d && di_type_strip(d)->kind != DI_TYPE_FWD)
+			return di_type_strip(d);
+	}
+	return t;
+}
+
+static bool pp_is_char(const DiType *t)
+{
+	return t && t->kind == DI_TYPE_INT && t->size == 1 && t->name &&
+	       strstr(t->name, "char");
+}
+
+/* A char or unsigned char: printed as a string when pointed to. */
+static bool pp_is_string_char(const DiType *t)
+{
+	return t && t->kind == DI_TYPE_INT && t->name &&
+	       (!strcmp(t->name, "char") || !strcmp(t->name, "unsigned char"));
+}
+
+static void pp_arg(Pretty *pp, Type type, const char *c)
+{
+	Node *fake = node_new(N_NUMBER, (Loc){ 0 });
+	fake->type = type;
+	Val *v = NEW(Val);
+	*v = val_c(c, true);
+	vec_push(&pp->nodes, fake);
+	vec_push(&pp->vals, v);
+}
+
+/* An integer of `bytes` bytes at address `a`, or the value `v` (when a is
+ * NULL), into a new long temporary. */
+static const char *pp_int(Pretty *pp, const char *a, const char *v, int bytes,
+			  bool is_signed)
+{
+	Emitter *e = pp->b->e;
+	const char *t = tmp_long(pp->b);
+	if (a) {
+		emit(e, "TAP_LOAD(%s, %s, %s, %s, %d, %s);", tp_reader(pp->tp),
+		     tp_what(pp->tp), t, a, bytes, pp->err);
+	} else {
+		emit(e, "%s = (int64_t)(%s);", t, v);
+	}
+	if (bytes < 8) {
+		if (is_signed)
+			emit(e, "%s = (int64_t)TAP_SEXT(%s, %d);", t, t, bytes * 8);
+		else
+			emit(e, "%s &= 0x%llxLL;", t, (unsigned long long)((1ULL << (8 * bytes)) - 1));
+	}
+	return t;
+}
+
+/* The string at address expression `a` (at most n bytes; 0: any). */
+static void pp_string(Pretty *pp, const char *a, uint64_t n)
+{
+	const char *s = tmp_str(pp->b);
+	emit(pp->b->e, "_tap_pp_string(%s, (unsigned long)(%s), %lld, %d);", s, a,
+	     (long long)(n ? n + 1 : 0), pp->tp->user);
+	fmt_item_lit(&pp->items, "\"");
+	fmt_item_conv(&pp->items, FMT_STRING);
+	fmt_item_lit(&pp->items, "\"");
+	pp_arg(pp, TY_STRING, s);
+}
+
+static void pp_conv(Pretty *pp, FmtConv conv, char letter, int flags, const char *c)
+{
+	FmtDirective *d = fmt_item_conv(&pp->items, conv);
+	d->letter = letter;
+	d->flags = flags;
+	pp_arg(pp, TY_LONG, c);
+}
+
+static void pp_value(Pretty *pp, const DiType *t, const char *a, const char *v, bool top);
+
+static void pp_base(Pretty *pp, const DiType *s, const char *a, const char *v)
+{
+	if (s->kind == DI_TYPE_FLOAT || !s->size || s->size > 8) {
+		fmt_item_lit(&pp->items, "?");
+		return;
+	}
+	const char *x = pp_int(pp, a, v, (int)s->size, s->is_signed);
+	if (pp_is_char(s)) {
+		fmt_item_lit(&pp->items, "'");
+		pp_conv(pp, FMT_CHAR, 'c', FMT_ALT, x);
+		fmt_item_lit(&pp->items, "'");
+	} else if (s->kind == DI_TYPE_INT && !s->is_signed) {
+		pp_conv(pp, FMT_UNSIGNED, 'u', 0, x);
+	} else {
+		pp_conv(pp, FMT_SIGNED, 'i', 0, x);
+	}
+}
+
+static void pp_members(Pretty *pp, const DiType *s, const char *a, int *count)
+{
+	for (int i = 0; i < s->members.len; i++) {
+		const DiMember *m = vec_get(&s->members, i);
+		const DiType *ms = pp_strip(m->type);
+		if (++*count > 1)
+			fmt_item_lit(&pp->items, ", ");
+		if (pp->vals.len >= PRETTY_MAX_ARGS) {
+			fmt_item_lit(&pp->items, "...");
+			return;
+		}
+		if (m->name)
+			fmt_item_lit(&pp->items, xsprintf(".%s", m->name));
+		else if (ms && ms->kind == DI_TYPE_UNION)
+			fmt_item_lit(&pp->items, "<union>");
+		else if (ms && ms->kind == DI_TYPE_STRUCT)
+			fmt_item_lit(&pp->items, "<class>");
+		fmt_item_lit(&pp->items, "=");
+		const char *ma = xsprintf("%s + %lluUL", a, (unsigned long long)(m->bit_offset / 8));
+		if (m->bit_size) {
+			if (!ms || (ms->kind != DI_TYPE_INT && ms->kind != DI_TYPE_ENUM)) {
+				fmt_item_lit(&pp->items, "?");
+				continue;
+			}
+			int shift = (int)(m->bit_offset % 8);
+			int bytes = (shift + m->bit_size + 7) / 8;
+			const char *x = pp_int(pp, ma, NULL, bytes > 8 ? 8 : bytes, false);
+			Emitter *e = pp->b->e;
+			if (shift)
+				emit(e, "%s = (int64_t)((u64)%s >> %d);", x, x, shift);
+			if (ms->is_signed)
+				emit(e, "%s = (int64_t)TAP_SEXT(%s, %d);", x, x, m->bit_size);
+			else if (m->bit_size < 64)
+				emit(e, "%s &= 0x%llxLL;", x,
+				     (unsigned long long)((1ULL << m->bit_size) - 1));
+			if (ms->is_signed)
+				pp_conv(pp, FMT_SIGNED, 'i', 0, x);
+			else
+				pp_conv(pp, FMT_UNSIGNED, 'u', 0, x);
+			continue;
+		}
+		pp_value(pp, m->type, ma, NULL, false);
+	}
+}
+
+/* The value of type t at address a (in memory), or of value v. */
+static void pp_value(Pretty *pp, const DiType *t, const char *a, const char *v, bool top)
+{
+	const DiType *s = pp_strip(t);
+	if (!s) {
+		fmt_item_lit(&pp->items, "?");
+		return;
+	}
+	switch (s->kind) {
+	case DI_TYPE_INT:
+	case DI_TYPE_ENUM:
+	case DI_TYPE_FLOAT:
+		pp_base(pp, s, a, v);
+		return;
+	case DI_TYPE_ARRAY: {
+		if (!top && !pp->full) {
+			fmt_item_lit(&pp->items, "[...]");
+			return;
+		}
+		const DiType *el = pp_strip(s->target);
+		if (!a) {
+			fmt_item_lit(&pp->items, "?");
+			return;
+		}
+		if (pp_is_string_char(el)) {
+			pp_string(pp, a, s->count > 0 ? (uint64_t)s->count : 0);
+			return;
+		}
+		fmt_item_lit(&pp->items, "[");
+		if (pp->vals.len < PRETTY_MAX_ARGS)
+			pp_value(pp, s->target, a, NULL, false);
+		fmt_item_lit(&pp->items, ", ...]");
+		return;
+	}
+	case DI_TYPE_POINTER: {
+		const DiType *to = pp_strip(s->target);
+		const char *p = a ? pp_int(pp, a, NULL, 8, false) : v;
+		if (to && to->kind != DI_TYPE_VOID) {
+			if (pp_is_string_char(to)) {
+				pp_string(pp, p, 0);
+				return;
+			}
+			if (top) {
+				const char *pa = tmp_long(pp->b);
+				emit(pp->b->e, "%s = (int64_t)(%s);", pa, p);
+				pp_value(pp, s->target, xsprintf("(unsigned long)%s", pa), NULL, true);
+				return;
+			}
+		}
+		pp_conv(pp, FMT_POINTER, 'p', 0, p);
+		return;
+	}
+	case DI_TYPE_FUNC:
+		fmt_item_lit(&pp->items, "<function>:");
+		pp_conv(pp, FMT_POINTER, 'p', 0, a ? xsprintf("(int64_t)(%s)", a) : v);
+		return;
+	case DI_TYPE_STRUCT:
+	case DI_TYPE_UNION: {
+		fmt_item_lit(&pp->items, "{");
+		if (!a)
+			fmt_item_lit(&pp->items, "?");
+		else if (top || pp->full) {
+			int count = 0;
+			pp_members(pp, s, a, &count);
+		} else {
+			fmt_item_lit(&pp->items, "...");
+		}
+		fmt_item_lit(&pp->items, "}");
+		return;
+	}
+	case DI_TYPE_FWD:
+		fmt_item_lit(&pp->items, "{...}");
+		return;
+	default:
+		fmt_item_lit(&pp->items, "?");
+		return;
+	}
+}
+
+/* The pretty string of one path into dst: a read that faults makes it
+ * "ERROR". */
+static void pretty_into(Body *b, Node *n, TargetPath *tp, bool full, Val base,
+			const Val *idx, const char *dst)
+{
+	Emitter *e = b->e;
+	need_tpath_macros(e);
+	Label *catch = new_label(b, "pp_error");
+	Label *done = new_label(b, "pp_done");
+	vec_push(&b->errs, catch);
+	int nl = b->nlong, ns = b->nstr;
+	emit_open(e, "{");
+	PState st = emit_path(b, tp, base, idx, catch->name);
+	catch->used = true;
+	const char *a = NULL, *v = NULL;
+	if (st == ST_ADDR) {
+		const char *t = tmp_long(b);
+		emit(e, "%s = (int64_t)_ta;", t);
+		a = xsprintf("(unsigned long)%s", t);
+	} else {
+		const char *t = tmp_long(b);
+		emit(e, "%s = (int64_t)_tv;", t);
+		v = t;
+	}
+	emit_close(e, "}");
+	Pretty pp = { .b = b, .tp = tp, .full = full, .err = catch->name };
+	pp_value(&pp, tp->type, a, v, true);
+	if (!pp.items.len)
+		fmt_item_lit(&pp.items, "");
+	Val *va = xalloc(sizeof(Val) * (pp.vals.len ? pp.vals.len : 1));
+	for (int i = 0; i < pp.vals.len; i++)
+		va[i] = *(Val *)vec_get(&pp.vals, i);
+	print_items(b, &pp.items, (Node **)pp.nodes.data, va, pp.vals.len, dst, n->loc);
+	vec_pop(&b->errs);
+	b->nlong = nl;
+	b->nstr = ns;
+	emit(e, "%s", goto_label(done));
+	emit_label(e, catch);
+	emit(e, "if (c->aborted || c->actions > c->action_limit)");
+	emit(e, "\t%s", err_goto(b));
+	emit(e, "tap_error_clear(c);");
+	emit(e, "tap_str_assign(%s, \"ERROR\");", dst);
+	emit_label(e, done);
+}
+
+static Val ex_pretty(Body *b, Node *n)
+{
+	TargetPath *tp = n->tpath;
+	Val base = val_num(0);
+	if (tp->start == TP_POINTER && !pointer_base(b, n, &base))
+		return val_num(0);
+	Val *idx = path_indexes(b, &n->comps);
+	const char *s = tmp_str(b);
+	where(b, n->loc, xsprintf("identifier '%s'", n->name ? n->name : "$"));
+	pretty_into(b, n, tp, n->deref && !strcmp(n->deref, "$$"), base, idx, s);
+	return val_c(s, true);
+}
+
+/* $$vars, $$parms, $$locals, $$return and their '$'/'$$' forms. */
+static Val ex_tpath_vars(Body *b, Node *n)
+{
+	Emitter *e = b->e;
+	TargetPath *all = n->tpath;
+	Vec items = { 0 }, nodes = { 0 }, vals = { 0 };
+	where(b, n->loc, xsprintf("identifier '%s'", n->name));
+	for (int i = 0; i < all->vars.len; i++) {
+		TargetPath *tp = vec_get(&all->vars, i);
+		const char *name = vec_get(&all->var_names, i);
+		fmt_item_lit(&items, xsprintf("%s%s=", i ? " " : "", name));
+		if (!tp) {
+			fmt_item_lit(&items, "?");
+			continue;
+		}
+		const DiType *s = pp_strip(tp->type);
+		if (!n->deref && s && (s->kind == DI_TYPE_STRUCT || s->kind == DI_TYPE_UNION)) {
+			fmt_item_lit(&items, "{...}");
+			continue;
+		}
+		if (!n->deref && s && s->kind == DI_TYPE_ARRAY) {
+			fmt_item_lit(&items, "[...]");
+			continue;
+		}
+		Node *fake = node_new(N_NUMBER, n->loc);
+		Val *v = NEW(Val);
+		if (n->deref) {
+			Val base = val_num(0);
+			if (tp->ctx_var) {
+				Node fake = *n;
+				fake.name = tp->ctx_var;
+				if (!pointer_base(b, &fake, &base))
+					continue;
+			}
+			const char *str = tmp_str(b);
+			pretty_into(b, n, tp, !strcmp(n->deref, "$$"), base, NULL, str);
+			fake->type = TY_STRING;
+			*v = val_c(str, true);
+			fmt_item_conv(&items, FMT_STRING);
+		} else {
+			need_tpath_macros(e);
+			const char *t = tmp_long(b);
+			const char *err = err_label(b);
+			emit_open(e, "{");
+			PState st = emit_path(b, tp, val_num(0), NULL, err);
+			emit_final(b, tp, st, err);
+			emit(e, "%s = (int64_t)_tv;", t);
+			emit_close(e, "}");
+			fake->type = TY_LONG;
+			*v = val_c(t, true);
+			FmtDirective *d = fmt_item_conv(&items, FMT_HEX);
+			d->flags = FMT_ALT;
+		}
+		vec_push(&nodes, fake);
+		vec_push(&vals, v);
+	}
+	const char *s = tmp_str(b);
+	if (!items.len) {
+		emit(e, "%s[0] = '\\0';", s);
+		return val_c(s, true);
+	}
+	Val *va = xalloc(sizeof(Val) * (vals.len ? vals.len : 1));
+	for (int i = 0; i < vals.len; i++)
+		va[i] = *(Val *)vec_get(&vals, i);
+	print_items(b, &items, (Node **)nodes.data, va, vals.len, s, n->loc);
+	return val_c(s, true);
 }

@@ -1,0 +1,778 @@
+/* dvars.c - pass 2: target expressions typed from the debug information
+ * (DWARF, else BTF).  $var at a kernel.function/statement point, its
+ * members, indexes and address, $return, @cast to a kernel or module type,
+ * @var("name@file.c"), and the typed context variables of other families
+ * (tracepoint arguments): each becomes a TargetPath (tpath.h) on its
+ * node, with every user error reported here, at the node.
+ */
+#include "elab.h"
+#include "tpath.h"
+#include "families/kprobe.h"
+
+#include <string.h>
+
+extern const ProbeFamily family_kernel_function;
+
+/* ---- the function and pc a probe's variables are read at ---- */
+
+typedef struct DebugPoint {
+	const DiFunction *func;
+	uint64_t pc;
+	bool at_entry;          /* the probe is on the function's entry */
+	const char *module;
+} DebugPoint;
+
+/* Where rp's handler runs, when debug information says: the point C's
+ * resolution found (KernelPointData.difunc), else, for a plain
+ * kernel.function("NAME") put on the symbol's entry, that function's
+ * out-of-line copy at its entry. */
+static bool debug_point(const ResolvedPoint *rp, DebugPoint *out)
+{
+	if (!rp || rp->family != &family_kernel_function || !rp->data)
+		return false;
+	const KernelPointData *d = rp->data;
+	*out = (DebugPoint){ .module = d->module };
+	if (d->difunc) {
+		out->func = d->difunc;
+		out->pc = d->pc;
+		out->at_entry = !d->difunc->inlined && (d->pc == d->difunc->entry_pc ||
+						    d->pc == d->difunc->low_pc);
+		return true;
+	}
+	if (!d->function || !*d->function || arg_has_glob(d->function) ||
+	    strpbrk(d->function, "@:+") || pp_has(rp->point, "statement") ||
+	    pp_has(rp->point, "inline") || pp_has(rp->point, "label") ||
+	    pp_has(rp->point, "callee") || pp_has(rp->point, "callees"))
+		return false;
+	if (di_source(d->module) == DI_SRC_NONE)
+		return false;
+	Vec fs = di_functions(d->module, d->function, NULL, false);
+	for (int i = 0; i < fs.len; i++) {
+		const DiFunction *f = vec_get(&fs, i);
+		if (f->inlined || strcmp(f->name, d->function))
+			continue;
+		out->func = f;
+		out->pc = f->entry_pc;
+		out->at_entry = true;
+		return true;
+	}
+	return false;
+}
+
+typedef struct VarsCache {
+	const ResolvedPoint *rp;
+	bool entry;
+	Vec vars;               /* DiVariable * */
+	DebugPoint dp;
+} VarsCache;
+
+static Vec vars_cache;
+
+/* The variables a handler of rp sees (entry: at the function's entry, for
+ * @entry and the parameters of .return probes), or NULL. */
+static VarsCache *point_vars(const ResolvedPoint *rp, bool entry)
+{
+	for (int i = 0; i < vars_cache.len; i++) {
+		VarsCache *vc = vec_get(&vars_cache, i);
+		if (vc->rp == rp && vc->entry == entry)
+			return vc->dp.func ? vc : NULL;
+	}
+	VarsCache *vc = NEW(VarsCache);
+	vc->rp = rp;
+	vc->entry = entry;
+	vec_push(&vars_cache, vc);
+	if (!debug_point(rp, &vc->dp)) {
+		vc->dp.func = NULL;
+		return NULL;
+	}
+	if (entry && !vc->dp.at_entry) {
+		vc->dp.pc = vc->dp.func->entry_pc;
+		vc->dp.at_entry = !vc->dp.func->inlined;
+	}
+	vc->vars = di_variables_at(vc->dp.func, vc->dp.pc);
+	return vc;
+}
+
+bool rp_has_debug_vars(const ResolvedPoint *rp)
+{
+	return point_vars(rp, false) != NULL;
+}
+
+/* The variable NAME (the innermost of that name), or NULL. */
+static const DiVariable *find_var(VarsCache *vc, const char *name)
+{
+	for (int i = vc->vars.len - 1; i >= 0; i--) {
+		const DiVariable *v = vec_get(&vc->vars, i);
+		if (v->name && !strcmp(v->name, name))
+			return v;
+	}
+	return NULL;
+}
+
+/* ---- walking a path through the types ---- */
+
+static const char *type_text(const DiType *t)
+{
+	return t ? di_type_text(t) : "void";
+}
+
+/* t behind typedefs and qualifiers, a declared-only struct replaced by
+ * its definition when one is known. */
+static const DiType *strip(const DiType *t, const char *module)
+{
+	t = di_type_strip(t);
+	if (t && t->kind == DI_TYPE_FWD && t->name) {
+		const DiType *def = di_find_type(module, xsprintf("struct %s", t->name));
+		if (!def || di_type_strip(def)->kind == DI_TYPE_FWD)
+			def = di_find_type(module, xsprintf("union %s", t->name));
+		if (def && di_type_strip(def)->kind != DI_TYPE_FWD)
+			t = di_type_strip(def);
+	}
+	return t;
+}
+
+static bool is_void(const DiType *t)
+{
+	return !t || t->kind == DI_TYPE_VOID;
+}
+
+/* A member of struct/union s by name, looking into anonymous members;
+ * its type, bit offset from s's start and bit size. */
+static bool find_member(const DiType *s, const char *name, const char *module,
+			const DiType **type, uint64_t *bit_offset, int *bit_size)
+{
+	for (int i = 0; i < s->members.len; i++) {
+		const DiMember *m = vec_get(&s->members, i);
+		if (m->name && !strcmp(m->name, name)) {
+			*type = m->type;
+			*bit_offset = m->bit_offset;
+			*bit_size = m->bit_size;
+			return true;
+		}
+		if (!m->name) {
+			const DiType *in = strip(m->type, module);
+			if (in && (in->kind == DI_TYPE_STRUCT || in->kind == DI_TYPE_UNION) &&
+			    find_member(in, name, module, type, bit_offset, bit_size)) {
+				*bit_offset += m->bit_offset;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static void member_names(const DiType *s, const char *module, Vec *out)
+{
+	for (int i = 0; i < s->members.len; i++) {
+		const DiMember *m = vec_get(&s->members, i);
+		if (m->name) {
+			vec_push(out, (void *)intern(m->name));
+			continue;
+		}
+		const DiType *in = strip(m->type, module);
+		if (in && (in->kind == DI_TYPE_STRUCT || in->kind == DI_TYPE_UNION))
+			member_names(in, module, out);
+	}
+}
+
+/* The text of a path up to (not including) component k. */
+static const char *path_upto(const char *base, Vec *comps, int k)
+{
+	StrBuf sb = { 0 };
+	sb_puts(&sb, base);
+	for (int i = 0; i < k && i < comps->len; i++) {
+		Component *c = vec_get(comps, i);
+		if (c->kind == COMP_MEMBER)
+			sb_printf(&sb, "->%s", c->name);
+		else if (c->index && c->index->kind == N_NUMBER)
+			sb_printf(&sb, "[%lld]", (long long)c->index->num);
+		else
+			sb_puts(&sb, "[...]");
+	}
+	const char *r = intern(sb_cstr(&sb));
+	sb_free(&sb);
+	return r;
+}
+
+static void list_note(Loc loc, const char *what, Vec *names, const char *prefix)
+{
+	StrBuf sb = { 0 };
+	int shown = 0;
+	for (int i = 0; i < names->len; i++) {
+		if (shown == 24) {
+			sb_puts(&sb, " ...");
+			break;
+		}
+		sb_printf(&sb, " %s%s", prefix, (const char *)vec_get(names, i));
+		shown++;
+	}
+	if (!names->len)
+		sb_puts(&sb, _(" (none)"));
+	note_at(loc, "%s:%s", what, sb_cstr(&sb));
+	sb_free(&sb);
+}
+
+#define REPORT(...) do { if (report) error_at(__VA_ARGS__); } while (0)
+
+/* The steps of n's components from a value of type t; false after an
+ * error (reported when `report`). */
+static bool walk(TargetPath *tp, Node *n, const char *base, const char *module,
+		 bool report)
+{
+	const DiType *t = tp->start_type;
+	tp->bit_size = 0;
+	for (int i = 0; i < n->comps.len; i++) {
+		Component *c = vec_get(&n->comps, i);
+		const char *here = path_upto(base, &n->comps, i);
+		const DiType *s = strip(t, module);
+		TpStep *st = NEW(TpStep);
+		st->comp = i;
+		st->kind = c->kind == COMP_MEMBER ? TP_MEMBER : TP_INDEX;
+		if (tp->bit_size) {
+			REPORT(c->loc, _("'%s' is a bitfield: it has no members and cannot "
+					 "be indexed"), here);
+			return false;
+		}
+		if (c->kind == COMP_MEMBER) {
+			if (s && s->kind == DI_TYPE_POINTER) {
+				st->through_ptr = true;
+				if (is_void(s->target) || is_void(strip(s->target, module))) {
+					REPORT(c->loc, _("'%s' is a void pointer: '->%s' needs a "
+							 "type (use @cast)"), here, c->name);
+					return false;
+				}
+				s = strip(s->target, module);
+			}
+			if (!s || (s->kind != DI_TYPE_STRUCT && s->kind != DI_TYPE_UNION)) {
+				if (s && s->kind == DI_TYPE_FWD)
+					REPORT(c->loc, _("'%s' is a %s, whose definition the debug "
+							 "information does not have: no member '%s' "
+							 "can be read"), here, type_text(t), c->name);
+				else
+					REPORT(c->loc, _("'%s' is a %s, which has no members (no "
+							 "'%s' to read)"), here, type_text(t), c->name);
+				return false;
+			}
+			const DiType *mt;
+			uint64_t bits;
+			int bsize;
+			if (!find_member(s, c->name, module, &mt, &bits, &bsize)) {
+				if (report) {
+					Vec names = { 0 };
+					member_names(s, module, &names);
+					error_at(c->loc, _("'%s->%s': %s has no member '%s'%s"),
+						 here, c->name, type_text(s), c->name,
+						 similar_names(intern(c->name), &names));
+					list_note(c->loc, xsprintf(_("the members of %s"),
+								  type_text(s)), &names, "");
+				}
+				return false;
+			}
+			st->offset = bits / 8;
+			if (bsize) {
+				tp->bit_size = bsize;
+				tp->bit_offset = (int)(bits % 8);
+			}
+			t = mt;
+		} else {
+			if (s && s->kind == DI_TYPE_POINTER) {
+				st->through_ptr = true;
+				if (is_void(strip(s->target, module))) {
+					REPORT(c->loc, _("'%s' is a void pointer, which cannot be "
+							 "indexed (use @cast)"), here);
+					return false;
+				}
+			} else if (!s || s->kind != DI_TYPE_ARRAY) {
+				REPORT(c->loc, _("'%s' is a %s, which cannot be indexed"), here,
+				       type_text(t));
+				return false;
+			}
+			const DiType *et = strip(s->target, module);
+			if (!et || !et->size) {
+				REPORT(c->loc, _("the elements of '%s' (%s) have no known size"),
+				       here, type_text(t));
+				return false;
+			}
+			st->elem_size = et->size;
+			t = s->target;
+		}
+		vec_push(&tp->steps, st);
+	}
+	tp->type = t;
+	return true;
+}
+
+/* How the end of a path is read, and the errors of its use. */
+static bool finish(TargetPath *tp, Node *n, const char *text, const char *module,
+		   bool report)
+{
+	const DiType *s = strip(tp->type, module);
+	bool in_register = tp->start == TP_RETURN ||
+		(tp->start == TP_VAR && tp->loc.kind != DI_LOC_MEM_REG &&
+		 tp->loc.kind != DI_LOC_ADDR && tp->loc.kind != DI_LOC_EXPR);
+	bool followed = false;
+	for (int i = 0; i < tp->steps.len; i++)
+		if (((TpStep *)vec_get(&tp->steps, i))->through_ptr)
+			followed = true;
+	tp->addressof = n->addressof;
+	if (n->addressof) {
+		if (n->deref) {
+			REPORT(n->loc, _("cannot take the address of a pretty-printed value"));
+			return false;
+		}
+		if (tp->start == TP_RETURN && !followed) {
+			REPORT(n->loc, _("cannot take the address of '$return': it is a "
+					 "register"));
+			return false;
+		}
+		if (tp->bit_size) {
+			REPORT(n->loc, _("cannot take the address of bitfield '%s'"), text);
+			return false;
+		}
+		if (tp->start == TP_POINTER && !n->comps.len) {
+			if (n->kind != N_CAST) {
+				REPORT(n->loc, _("cannot take the address of '%s': it is a "
+						 "value"), text);
+				return false;
+			}
+			/* &@cast(p, "T") is p, a T * */
+			tp->final = TP_FINAL_INT;
+			tp->size = 8;
+			tp->addr_is_value = true;
+			return true;
+		}
+		if (in_register && !followed) {
+			REPORT(n->loc, _("cannot take the address of '%s': it is held in a "
+					 "register here, not in memory"), text);
+			return false;
+		}
+		tp->final = TP_FINAL_INT;
+		tp->size = 8;
+		return true;
+	}
+	if (n->deref)
+		return true;    /* printed from its type in pass 3 */
+	if (!s || s->kind == DI_TYPE_VOID) {
+		REPORT(n->loc, _("'%s' has type void: it has no value"), text);
+		return false;
+	}
+	switch (s->kind) {
+	case DI_TYPE_INT:
+	case DI_TYPE_ENUM:
+	case DI_TYPE_POINTER:
+		if (!s->size || s->size > 8) {
+			REPORT(n->loc, _("'%s' is a %s of %llu bytes, which does not fit a "
+					 "script number"), text, type_text(tp->type),
+			       (unsigned long long)s->size);
+			return false;
+		}
+		tp->final = TP_FINAL_INT;
+		tp->size = s->kind == DI_TYPE_POINTER && !s->size ? 8 : s->size;
+		tp->is_signed = s->kind != DI_TYPE_POINTER && s->is_signed;
+		return true;
+	case DI_TYPE_ARRAY:
+	case DI_TYPE_FUNC:
+		if (in_register && !followed) {
+			REPORT(n->loc, _("'%s' is a %s held in registers: it has no address "
+					 "to be its value"), text, type_text(tp->type));
+			return false;
+		}
+		tp->final = TP_FINAL_ADDR;
+		tp->size = 8;
+		return true;
+	case DI_TYPE_FLOAT:
+		REPORT(n->loc, _("'%s' is a floating-point %s, which tapc does not read"),
+		       text, type_text(tp->type));
+		return false;
+	default:
+		REPORT(n->loc, _("'%s' is a %s, not a number: name one of its members, "
+				 "or pretty-print it with '%s$'"), text, type_text(tp->type),
+		       text);
+		return false;
+	}
+}
+
+/* A location tapc can read?  (The same compiler pass 3 uses.) */
+static bool location_ok(TargetPath *tp, const char **why)
+{
+	LocEnv env = { .regs = "r", .at_entry = tp->at_entry, .err = "e", .tmp = "t",
+		       .reloc = tp->reloc ? "k" : NULL };
+	LocCode lc;
+	return loc_compile(&tp->loc, &env, &lc, why);
+}
+
+/* The static address of jiffies_64 in vmlinux, through which pass 3
+ * finds where KASLR put the kernel (0 when unknown). */
+static uint64_t kaslr_ref(void)
+{
+	const DiVariable *v = di_find_global(NULL, "jiffies_64", NULL);
+	return v && v->loc.kind == DI_LOC_ADDR ? v->loc.addr : 0;
+}
+
+/* A DWARF location in vmlinux with a fixed address needs relocating. */
+static bool needs_reloc(const DiLocation *l)
+{
+	if (l->kind == DI_LOC_ADDR)
+		return true;
+	for (size_t i = 0; l->kind == DI_LOC_EXPR && i < l->expr_len; i++)
+		if (l->expr[i].op == 0x03 /* DW_OP_addr */)
+			return true;
+	return false;
+}
+
+static bool set_reloc(TargetPath *tp, const char *module, Loc loc, bool report)
+{
+	if (!needs_reloc(&tp->loc))
+		return true;
+	if (module) {
+		REPORT(loc, _("'%s' is at a fixed address of module %s, which tapc does "
+			      "not relocate yet"), tp->name, module);
+		return false;
+	}
+	tp->reloc = true;
+	tp->reloc_ref = kaslr_ref();
+	if (!tp->reloc_ref) {
+		REPORT(loc, _("'%s' is at a fixed address in the kernel, and the kernel's "
+			      "debug information has no jiffies_64 to find where KASLR "
+			      "put it"), tp->name);
+		return false;
+	}
+	return true;
+}
+
+/* "$name" of every variable there, once each. */
+static void var_names(VarsCache *vc, Vec *names)
+{
+	for (int i = 0; i < vc->vars.len; i++) {
+		const DiVariable *v = vec_get(&vc->vars, i);
+		const char *n = v->name ? intern(xsprintf("$%s", v->name)) : NULL;
+		if (n && !vec_has(names, (void *)n))
+			vec_push(names, (void *)n);
+	}
+}
+
+/* $name (or $return) at rp, read at the entry when `entry`. */
+TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
+{
+	VarsCache *vc = point_vars(rp, entry);
+	if (!vc)
+		return NULL;
+	const char *name = n->name && n->name[0] == '$' ? n->name + 1 : n->name;
+	TargetPath *tp = NEW(TargetPath);
+	tp->name = intern(xsprintf("$%s", name));
+	tp->module = di_module(vc->dp.module);
+	tp->at_entry = vc->dp.at_entry;
+	const char *fname = vc->dp.func->name;
+	if (!strcmp(name, "return")) {
+		if (!vc->dp.func->ret || vc->dp.func->ret->kind == DI_TYPE_VOID) {
+			REPORT(n->loc, _("'$return' is not available: function '%s' returns "
+					 "nothing"), fname);
+			return NULL;
+		}
+		tp->start = TP_RETURN;
+		tp->start_type = vc->dp.func->ret;
+	} else {
+		const DiVariable *v = find_var(vc, name);
+		if (!v) {
+			if (report) {
+				Vec names = { 0 };
+				var_names(vc, &names);
+				error_at(n->loc, _("no variable '$%s' in function '%s' at this "
+						   "probe point%s"), name, fname,
+					 similar_names(intern(xsprintf("$%s", name)), &names));
+				list_note(n->loc, xsprintf(_("the variables of '%s' there"), fname),
+					  &names, "");
+			}
+			return NULL;
+		}
+		tp->start = TP_VAR;
+		tp->loc = v->loc;
+		tp->start_type = v->type;
+		const char *why;
+		if (!set_reloc(tp, vc->dp.module, n->loc, report))
+			return NULL;
+		if (!location_ok(tp, &why)) {
+			REPORT(n->loc, _("'$%s' cannot be read in function '%s' at this probe "
+					 "point: %s"), name, fname, why);
+			return NULL;
+		}
+	}
+	if (!walk(tp, n, tp->name, vc->dp.module, report))
+		return NULL;
+	if (!finish(tp, n, path_upto(tp->name, &n->comps, n->comps.len), vc->dp.module,
+		    report))
+		return NULL;
+	return tp;
+}
+
+/* ---- @cast, @var, typed pointers of other families ---- */
+
+/* The module whose types a @cast names: NULL for the kernel; *ok false
+ * for a user-space module (types from its headers, not here). */
+static const char *cast_module(Node *n, ResolvedPoint *rp, bool *ok)
+{
+	const char *m = n->module;
+	*ok = true;
+	if (!m) {
+		DebugPoint dp;
+		if (rp && rp->user_space) {
+			*ok = false;    /* the program's types */
+			return NULL;
+		}
+		return debug_point(rp, &dp) ? dp.module : NULL;
+	}
+	if (!strncmp(m, "kernel", 6))
+		return NULL;
+	if (strchr(m, '/') || strchr(m, '<')) {
+		*ok = false;
+		return NULL;
+	}
+	return m;
+}
+
+static const DiType *pointer_to(const DiType *t)
+{
+	DiType *p = NEW(DiType);
+	p->kind = DI_TYPE_POINTER;
+	p->size = 8;
+	p->target = t;
+	return p;
+}
+
+/* @cast's type string ("task_struct", "struct file", "char *") as a
+ * type; NULL when the debug information has no such type. */
+static const DiType *cast_type_of(const char *module, const char *text)
+{
+	const char *s = text;
+	while (*s == ' ')
+		s++;
+	size_t len = strlen(s);
+	int stars = 0;
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '*'))
+		stars += s[--len] == '*';
+	const char *name = xstrndup(s, len);
+	const DiType *t = di_find_type(module, name);
+	if (!t && !strchr(name, ' ')) {
+		t = di_find_type(module, xsprintf("struct %s", name));
+		if (!t)
+			t = di_find_type(module, xsprintf("union %s", name));
+	}
+	if (!t && !strcmp(name, "void"))
+		t = NULL;
+	else if (!t)
+		return NULL;
+	while (stars--)
+		t = pointer_to(t);
+	return t ? t : pointer_to(NULL);
+}
+
+/* Debug information for @cast's module exists? */
+static bool have_types(const char *module)
+{
+	return di_source(module) != DI_SRC_NONE;
+}
+
+TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report)
+{
+	bool ok;
+	const char *module = cast_module(n, rp, &ok);
+	if (!ok || !have_types(module))
+		return NULL;
+	const char *text = n->str ? n->str : "";
+	const DiType *t = cast_type_of(module, text);
+	if (!t) {
+		REPORT(n->loc, _("no type '%s' in the debug information of %s"), text,
+		       module ? xsprintf(_("module %s"), module) : _("the kernel"));
+		return NULL;
+	}
+	TargetPath *tp = NEW(TargetPath);
+	tp->name = intern(xsprintf("@cast(..., \"%s\")", text));
+	tp->start = TP_POINTER;
+	tp->start_type = pointer_to(t);
+	tp->user = rp && rp->user_space && !n->module;
+	if (!walk(tp, n, "@cast(...)", module, report))
+		return NULL;
+	if (!finish(tp, n, path_upto("@cast(...)", &n->comps, n->comps.len), module,
+		    report))
+		return NULL;
+	return tp;
+}
+
+/* @var("name@file.c"[, "module"]) */
+TargetPath *atvar_target(Node *n, bool report)
+{
+	const char *module = n->module && strcmp(n->module, "kernel") ? n->module : NULL;
+	if (module && (strchr(module, '/') || strchr(module, '<')))
+		return NULL;
+	if (!have_types(module))
+		return NULL;
+	const char *text = n->str ? n->str : "";
+	const char *at = strchr(text, '@');
+	const char *name = at ? xstrndup(text, at - text) : text;
+	const char *file = at ? at + 1 : NULL;
+	const DiVariable *v = di_find_global(module, name, file);
+	if (!v) {
+		REPORT(n->loc, _("no global variable '%s'%s in the debug information of %s"),
+		       name, file ? xsprintf(_(" in a file matching '%s'"), file) : "",
+		       module ? xsprintf(_("module %s"), module) : _("the kernel"));
+		return NULL;
+	}
+	TargetPath *tp = NEW(TargetPath);
+	tp->name = intern(xsprintf("@var(\"%s\")", text));
+	tp->start = TP_VAR;
+	tp->loc = v->loc;
+	tp->start_type = v->type;
+	tp->module = di_module(module);
+	const char *why;
+	if (!set_reloc(tp, module, n->loc, report))
+		return NULL;
+	if (!location_ok(tp, &why)) {
+		REPORT(n->loc, _("'%s' cannot be read: %s"), tp->name, why);
+		return NULL;
+	}
+	if (!walk(tp, n, tp->name, module, report))
+		return NULL;
+	if (!finish(tp, n, path_upto(tp->name, &n->comps, n->comps.len), module, report))
+		return NULL;
+	return tp;
+}
+
+/* A family's context variable with a C pointer type ("struct task_struct
+ * *"), followed through the kernel's types; NULL when they do not know
+ * the struct (the C type then stays, with its header). */
+TargetPath *typed_ctx_target(ResolvedPoint *rp, Node *n, const char *ctype,
+			     bool report)
+{
+	const char *sn = struct_name_of(ctype);
+	if (!sn || !have_types(NULL) || (rp && rp->user_space))
+		return NULL;
+	const char *kind = strstr(ctype, "union ") ? "union" : "struct";
+	const DiType *t = di_find_type(NULL, xsprintf("%s %s", kind, sn));
+	if (!t)
+		return NULL;
+	int stars = 0;
+	for (const char *p = ctype; *p; p++)
+		stars += *p == '*';
+	TargetPath *tp = NEW(TargetPath);
+	const char *name = n->name && n->name[0] == '$' ? n->name : xsprintf("$%s", n->name);
+	tp->name = intern(name);
+	tp->start = TP_POINTER;
+	tp->start_type = t;
+	while (stars--)
+		tp->start_type = pointer_to(tp->start_type);
+	if (!walk(tp, n, tp->name, NULL, report))
+		return NULL;
+	if (!finish(tp, n, path_upto(tp->name, &n->comps, n->comps.len), NULL, report))
+		return NULL;
+	return tp;
+}
+
+/* An autocast '->' on a value whose type is t. */
+TargetPath *autocast_target(const DiType *t, Node *n, bool report)
+{
+	TargetPath *tp = NEW(TargetPath);
+	const char *base = n->lhs && n->lhs->kind == N_SYMBOL && n->lhs->name
+		? n->lhs->name : "(...)";
+	tp->name = "->";
+	tp->start = TP_POINTER;
+	tp->start_type = t;
+	if (!walk(tp, n, base, NULL, report))
+		return NULL;
+	if (!finish(tp, n, path_upto(base, &n->comps, n->comps.len), NULL, report))
+		return NULL;
+	return tp;
+}
+
+/* $$vars, $$parms, $$locals, $$return (and their $ and $$ forms): one
+ * path per variable, NULL for those that cannot be read. */
+TargetPath *debug_target_vars(ResolvedPoint *rp, Node *n, bool entry)
+{
+	VarsCache *vc = point_vars(rp, entry);
+	if (!vc)
+		return NULL;
+	TargetPath *all = NEW(TargetPath);
+	all->name = n->name;
+	const char *which = n->name ? n->name : "$$vars";
+	bool want_parms = !strstr(which, "locals"), want_locals = !strstr(which, "parms");
+	if (strstr(which, "return")) {
+		Node fake = *n;
+		fake.name = "$return";
+		fake.comps = (Vec){ 0 };
+		fake.addressof = false;
+		TargetPath *tp = debug_target(rp, &fake, false, false);
+		vec_push(&all->var_names, (void *)"return");
+		vec_push(&all->vars, tp);
+		return all;
+	}
+	Vec seen = { 0 };
+	for (int i = 0; i < vc->vars.len; i++) {
+		const DiVariable *v = vec_get(&vc->vars, i);
+		if (!v->name || (v->is_param ? !want_parms : !want_locals))
+			continue;
+		if (vec_has(&seen, (void *)intern(v->name)))
+			continue;
+		vec_push(&seen, (void *)intern(v->name));
+		Node fake = *n;
+		fake.name = intern(xsprintf("$%s", v->name));
+		fake.comps = (Vec){ 0 };
+		fake.addressof = false;
+		TargetPath *tp = debug_target(rp, &fake, entry, false);
+		vec_push(&all->var_names, (void *)intern(v->name));
+		vec_push(&all->vars, tp);
+	}
+	return all;
+}
+
+/* Would cast_target() answer for n from types (so a NULL from it means
+ * "no such type or member")? */
+bool cast_types_known(Node *n)
+{
+	bool ok;
+	const char *module = cast_module(n, NULL, &ok);
+	return ok && have_types(module);
+}
+
+bool atvar_types_known(Node *n)
+{
+	const char *module = n->module && strcmp(n->module, "kernel") ? n->module : NULL;
+	if (module && (strchr(module, '/') || strchr(module, '<')))
+		return false;
+	return have_types(module);
+}
+
+/* $$vars$, $$parms$ (and $$) of a family's typed context variables (a
+ * tracepoint's arguments): a struct pointer through the kernel's types,
+ * anything else as the number it is. */
+TargetPath *family_target_vars(ResolvedPoint *rp, Node *n)
+{
+	TargetPath *all = NEW(TargetPath);
+	all->name = n->name;
+	static DiType long_type = { .kind = DI_TYPE_INT, .name = "long int", .size = 8,
+				    .is_signed = true };
+	for (int i = 0; i < rp->ctx_vars.len; i++) {
+		CtxVar *cv = vec_get(&rp->ctx_vars, i);
+		if (cv->write_only || cv->name[0] == '$' || !strcmp(cv->name, "return") ||
+		    cv->type != TY_LONG)
+			continue;
+		Node fake = *n;
+		fake.name = intern(xsprintf("$%s", cv->name));
+		fake.comps = (Vec){ 0 };
+		fake.addressof = false;
+		TargetPath *tp = cv->ctype && !cv->scalar
+			? typed_ctx_target(rp, &fake, cv->ctype, false) : NULL;
+		if (!tp) {
+			tp = NEW(TargetPath);
+			tp->name = fake.name;
+			tp->start = TP_POINTER;
+			tp->start_type = &long_type;
+			tp->type = &long_type;
+			tp->final = TP_FINAL_INT;
+			tp->size = 8;
+			tp->is_signed = true;
+		}
+		tp->ctx_var = cv->name;
+		vec_push(&all->var_names, (void *)cv->name);
+		vec_push(&all->vars, tp);
+	}
+	return all;
+}
