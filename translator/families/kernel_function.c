@@ -529,7 +529,10 @@ static KernelPointData *make_point(Resolver *r, ProbePoint *c,
 	ResolvedPoint *rp = rp_push(r->out, r->fam, c);
 	rp->data = d;
 	rp->needs_debuginfo = false;
-	add_ctx_vars(rp, f, pc);
+	/* pass 2 reads the variables through difunc and pc (dvars.c);
+	 * these are what -L lists */
+	if (sess.listing_vars)
+		add_ctx_vars(rp, f, pc);
 	r->made++;
 	return d;
 }
