@@ -121,6 +121,7 @@ tapc_dist_files = \
 	taprun/tests/test_cli.sh \
 	taprun/tests/test_merge.c \
 	testsuite/conformance.xfail \
+	testsuite/conformance.xfail-nodwarf \
 	testsuite/fixtures/kernel-tree-bare/include/config/kernel.release \
 	testsuite/fixtures/kernel-tree/.config \
 	testsuite/fixtures/kernel-tree/README \
@@ -611,6 +612,9 @@ tapc_dist_files = \
 	testsuite/run/map_wrap.stp \
 	testsuite/run/nested_foreach.out \
 	testsuite/run/nested_foreach.stp \
+	testsuite/run/points_callee.args \
+	testsuite/run/points_callee.out \
+	testsuite/run/points_callee.stp \
 	testsuite/run/printf_memory.args \
 	testsuite/run/printf_memory.out \
 	testsuite/run/printf_memory.stp \
