@@ -996,7 +996,15 @@ static Val ex_tpath_vars(Body *b, Node *n)
 	for (int i = 0; i < all->vars.len; i++) {
 		TargetPath *tp = vec_get(&all->vars, i);
 		const char *name = vec_get(&all->var_names, i);
-		fmt_item_lit(&items, xsprintf("%s%s=", i ? " " : "", name));
+		if (tp && tp->ctx_var) {
+			/* as for plain $$parms: what the family cannot read is
+			 * left out */
+			const CtxVar *cv = b->ep && b->ep->rp
+				? resolved_ctx_var(b->ep->rp, tp->ctx_var) : NULL;
+			if (!cv || !family_ctx_expr(b->ep, cv, false))
+				continue;
+		}
+		fmt_item_lit(&items, xsprintf("%s%s=", items.len ? " " : "", name));
 		if (!tp) {
 			fmt_item_lit(&items, "?");
 			continue;
