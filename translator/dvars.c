@@ -492,7 +492,7 @@ TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
 		if (!set_reloc(tp, vc->dp.module, n->loc, report))
 			return NULL;
 		if (!location_ok(tp, &why)) {
-			REPORT(n->loc, _("'$%s' cannot be read in function '%s' at this probe "
+			REPORT(n->loc, _("'$%s' of function '%s' cannot be read at this probe "
 					 "point: %s"), name, fname, why);
 			return NULL;
 		}
