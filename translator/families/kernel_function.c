@@ -453,8 +453,8 @@ static bool place_probe(const char *module, DiSource src, const DiFunction *f,
 
 /* The $variables of a point, as stap lists them: those with a location
  * at pc, an inner block's shadowing an outer one's; at a .return point
- * $return and those of the function's entry (the values at entry).  An
- * inlined instance's come last to first, as stap has them. */
+ * $return and those of the function's entry (the values at entry), in
+ * the order di_variables_at() gives them (stap's). */
 static void add_ctx_vars(ResolvedPoint *rp, const DiFunction *f, uint64_t pc)
 {
 	if (rp->is_return && f->ret)
@@ -474,7 +474,7 @@ static void add_ctx_vars(ResolvedPoint *rp, const DiFunction *f, uint64_t pc)
 			vec_push(&keep, (void *)v);
 	}
 	for (int i = 0; i < keep.len; i++) {
-		const DiVariable *v = keep.data[f->inlined ? keep.len - 1 - i : i];
+		const DiVariable *v = keep.data[i];
 		CtxVar *cv = rp_var(rp, v->name, TY_LONG, di_type_text(v->type));
 		cv->writable = true;
 	}
@@ -583,8 +583,7 @@ static Vec matching_functions(Resolver *r, const FuncPattern *fp,
 	Vec fs = { 0 };
 	const NameList *exp = k->exported ? kernel_exported_symbols(r->module) : NULL;
 	/* the kernel's symbols leave out its init text, freed after boot */
-	const NameList *syms = r->module || r->src != DI_SRC_DWARF ? NULL
-		: kernel_function_symbols();
+	const NameList *syms = r->module ? NULL : kernel_function_symbols();
 	int outs = 0, inls = 0;
 	for (int i = 0; i < all.len; i++) {
 		const DiFunction *f = all.data[i];
