@@ -92,8 +92,6 @@ tapc_dist_files = \
 	.ci/run \
 	HACKING.md \
 	Makefile.am \
-	Makefile.am \
-	Makefile.am \
 	README.md \
 	bench/all \
 	bench/debuginfo \
@@ -122,6 +120,7 @@ tapc_dist_files = \
 	taprun/tests/test_cli.sh \
 	taprun/tests/test_merge.c \
 	testsuite/conformance.xfail \
+	testsuite/conformance.xfail-nodwarf \
 	testsuite/fixtures/kernel-tree-bare/include/config/kernel.release \
 	testsuite/fixtures/kernel-tree/.config \
 	testsuite/fixtures/kernel-tree/README \
