@@ -532,10 +532,12 @@ static PState emit_path(Body *b, TargetPath *tp, Val base, const Val *idx,
 		const char *why = NULL;
 		bool ok = loc_compile(&tp->loc, &env, &lc, &why);
 		ASSERT(ok);   /* pass 2 asked first */
-		emit(e, "if (!c->regs) {");
-		emit(e, "\ttap_error(c, \"no registers are available here\");");
-		emit(e, "\tgoto %s;", err);
-		emit(e, "}");
+		if (strstr(lc.stmts, "c->regs") || strstr(lc.expr, "c->regs")) {
+			emit(e, "if (!c->regs) {");
+			emit(e, "\ttap_error(c, \"no registers are available here\");");
+			emit(e, "\tgoto %s;", err);
+			emit(e, "}");
+		}
 		for (const char *p = lc.stmts; p && *p;) {
 			const char *nl = strchr(p, '\n');
 			emit(e, "%s", xstrndup(p, nl ? (size_t)(nl - p) : strlen(p)));
