@@ -532,10 +532,12 @@ static PState emit_path(Body *b, TargetPath *tp, Val base, const Val *idx,
 		const char *why = NULL;
 		bool ok = loc_compile(&tp->loc, &env, &lc, &why);
 		ASSERT(ok);   /* pass 2 asked first */
-		emit(e, "if (!c->regs) {");
-		emit(e, "\ttap_error(c, \"no registers are available here\");");
-		emit(e, "\tgoto %s;", err);
-		emit(e, "}");
+		if (strstr(lc.stmts, "c->regs") || strstr(lc.expr, "c->regs")) {
+			emit(e, "if (!c->regs) {");
+			emit(e, "\ttap_error(c, \"no registers are available here\");");
+			emit(e, "\tgoto %s;", err);
+			emit(e, "}");
+		}
 		for (const char *p = lc.stmts; p && *p;) {
 			const char *nl = strchr(p, '\n');
 			emit(e, "%s", xstrndup(p, nl ? (size_t)(nl - p) : strlen(p)));
@@ -996,7 +998,15 @@ static Val ex_tpath_vars(Body *b, Node *n)
 	for (int i = 0; i < all->vars.len; i++) {
 		TargetPath *tp = vec_get(&all->vars, i);
 		const char *name = vec_get(&all->var_names, i);
-		fmt_item_lit(&items, xsprintf("%s%s=", i ? " " : "", name));
+		if (tp && tp->ctx_var) {
+			/* as for plain $$parms: what the family cannot read is
+			 * left out */
+			const CtxVar *cv = b->ep && b->ep->rp
+				? resolved_ctx_var(b->ep->rp, tp->ctx_var) : NULL;
+			if (!cv || !family_ctx_expr(b->ep, cv, false))
+				continue;
+		}
+		fmt_item_lit(&items, xsprintf("%s%s=", items.len ? " " : "", name));
 		if (!tp) {
 			fmt_item_lit(&items, "?");
 			continue;
