@@ -690,6 +690,13 @@ tapc_dist_files = \
 	testsuite/run/tapset_proc_btf.env \
 	testsuite/run/tapset_proc_btf.out \
 	testsuite/run/tapset_proc_btf.stp \
+	testsuite/run/tapset_signal.args \
+	testsuite/run/tapset_signal.out \
+	testsuite/run/tapset_signal.stp \
+	testsuite/run/tapset_signal_btf.args \
+	testsuite/run/tapset_signal_btf.env \
+	testsuite/run/tapset_signal_btf.out \
+	testsuite/run/tapset_signal_btf.stp \
 	testsuite/run/tapset_vfs.args \
 	testsuite/run/tapset_vfs.out \
 	testsuite/run/tapset_vfs.stp \
