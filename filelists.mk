@@ -683,6 +683,9 @@ tapc_dist_files = \
 	testsuite/run/tapset_nd_vfs.args \
 	testsuite/run/tapset_nd_vfs.out \
 	testsuite/run/tapset_nd_vfs.stp \
+	testsuite/run/tapset_net.args \
+	testsuite/run/tapset_net.out \
+	testsuite/run/tapset_net.stp \
 	testsuite/run/tapset_proc.args \
 	testsuite/run/tapset_proc.out \
 	testsuite/run/tapset_proc.stp \
@@ -822,6 +825,7 @@ tapc_dist_files = \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
+	testsuite/vm/workloads/net_rw.c \
 	testsuite/vm/workloads/open_close.c \
 	testsuite/vm/workloads/read_zero.c \
 	testsuite/vm/workloads/sleeper.c \
