@@ -686,6 +686,13 @@ tapc_dist_files = \
 	testsuite/run/tapset_net.args \
 	testsuite/run/tapset_net.out \
 	testsuite/run/tapset_net.stp \
+	testsuite/run/tapset_netdev.args \
+	testsuite/run/tapset_netdev.out \
+	testsuite/run/tapset_netdev.stp \
+	testsuite/run/tapset_netdev_btf.args \
+	testsuite/run/tapset_netdev_btf.env \
+	testsuite/run/tapset_netdev_btf.out \
+	testsuite/run/tapset_netdev_btf.stp \
 	testsuite/run/tapset_proc.args \
 	testsuite/run/tapset_proc.out \
 	testsuite/run/tapset_proc.stp \
