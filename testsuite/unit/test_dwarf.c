@@ -22,6 +22,7 @@ Session sess;  /* options.c is not linked here */
 
 /* The fixture kernel.  Line numbers matter: line_of() finds them. */
 static const char kernel_c[] =
+	"#include \"fx.h\"\n"
 	"struct fx_flags {\n"
 	"	unsigned int a : 3;\n"
 	"	unsigned int b : 5;\n"
@@ -39,7 +40,7 @@ static const char kernel_c[] =
 	"}\n"
 	"__attribute__((noinline)) int fx_callee(int x)\n"
 	"{\n"
-	"	fx_sink += x;\n"
+	"	fx_sink += fx_hdr(x);\n"
 	"	return fx_sink;\n"
 	"}\n"
 	"__attribute__((noinline)) int fx_main(struct fx_flags *f, enum fx_color c)\n"
@@ -77,6 +78,14 @@ static const char kernel_c[] =
 	"	fx_sink += fx_pieces((struct fx_pair){ 1, 2 });\n"
 	"	for (;;)\n"
 	"		;\n"
+	"}\n";
+
+/* A header of the fixture kernel, with an inline function. */
+static const char header_h[] =
+	"extern volatile int fx_sink;\n"
+	"static inline __attribute__((always_inline)) int fx_hdr(int v)\n"
+	"{\n"
+	"	return v ^ fx_sink;\n"
 	"}\n";
 
 /* A unit built without optimisation: a real prologue, variables on the
@@ -127,6 +136,7 @@ static bool make_tree(void)
 	write_file_atomic(xsprintf("%s/fx.c", tree), kernel_c, strlen(kernel_c));
 	write_file_atomic(xsprintf("%s/fx-mod.c", tree), module_c, strlen(module_c));
 	write_file_atomic(xsprintf("%s/fx0.c", tree), plain_c, strlen(plain_c));
+	write_file_atomic(xsprintf("%s/fx.h", tree), header_h, strlen(header_h));
 	make_dirs(xsprintf("%s/include/config", tree));
 	const char *rel = "9.9.9-tapc-fixture\n";
 	write_file_atomic(xsprintf("%s/include/config/kernel.release", tree), rel,
@@ -339,7 +349,7 @@ static void test_blocks_lines_labels(void)
 		      ((DiLine *)vec_get(&all, i))->src.line);
 
 	/* source lines by file; a line without code and nearest */
-	int cline = line_of(kernel_c, "	fx_sink += x;");
+	int cline = line_of(kernel_c, "	fx_sink += fx_hdr(x);");
 	Vec sl = di_source_lines(NULL, "fx.c", cline, cline, false);
 	CHECK(sl.len == 1);
 	if (sl.len == 1) {
@@ -354,6 +364,29 @@ static void test_blocks_lines_labels(void)
 		CHECK(((DiLine *)vec_get(&near, 0))->src.line ==
 		      line_of(kernel_c, "	return total;"));
 	CHECK(di_source_lines(NULL, "other.c", 1, 100, true).len == 0);
+	/* a header's line: where the units that include it have its code */
+	Vec hl = di_source_lines(NULL, "fx.h", 4, 4, false);
+	CHECK(hl.len == 1);
+	if (hl.len == 1) {
+		const DiLine *l = vec_get(&hl, 0);
+		CHECK(!strcmp(l->src.file, "fx.h") && l->src.line == 4);
+		CHECK(l->func && !strcmp(l->func->name, "fx_callee"));
+	}
+	CHECK(di_source_lines(NULL, "fx.h", 4, 4, false).len == 1);
+	/* a glob for both files: each file's lines, once each, in order */
+	Vec both = di_source_lines(NULL, "fx.[ch]", 1, 1000, false);
+	int in_h = 0, in_c = 0, prev = 0;
+	const char *pfile = NULL;
+	for (int i = 0; i < both.len; i++) {
+		const DiLine *l = vec_get(&both, i);
+		in_h += !strcmp(l->src.file, "fx.h");
+		in_c += !strcmp(l->src.file, "fx.c");
+		if (l->src.file == pfile)
+			CHECK(l->src.line > prev);
+		pfile = l->src.file;
+		prev = l->src.line;
+	}
+	CHECK(in_h >= 1 && in_c >= 10 && in_h + in_c == both.len);
 	/* a range that ends without code: its last lines stand for the next
 	 * one with code; one that ends with code takes nothing more */
 	int sink = line_of(kernel_c, "	total += fx_sink;");
@@ -559,7 +592,7 @@ static void test_cache(void)
 	/* an offset pointing past the end */
 	fp = fopen(idx, "r+");
 	if (fp) {
-		fseek(fp, 8 + 8 + 80 + 16 + 40, SEEK_SET);   /* off_funcs */
+		fseek(fp, 8 + 8 + 80 + 16 + 48, SEEK_SET);   /* off_funcs */
 		uint64_t bad = (uint64_t)full * 2;
 		fwrite(&bad, sizeof bad, 1, fp);
 		fclose(fp);
