@@ -97,11 +97,14 @@ static const char plain_c[] =
 	"	return s * 2;\n"
 	"}\n";
 
-/* The fixture module (a relocatable object, as a .ko is). */
+/* The fixture module (a relocatable object, as a .ko is), in DWARF 2:
+ * members at DW_OP_plus_uconst, bitfields counted from the high bit. */
 static const char module_c[] =
 	"extern int printk(const char *, ...);\n"
 	"struct fxm_state { int count; const char *name; };\n"
 	"struct fxm_state fxm_state;\n"
+	"struct fxm_bits { unsigned int a : 3; unsigned int b : 5; int c; };\n"
+	"struct fxm_bits fxm_bits;\n"
 	"int fxm_open(struct fxm_state *s, const char *name)\n"
 	"{\n"
 	"	s->count++;\n"
@@ -146,7 +149,7 @@ static bool make_tree(void)
 			    "gcc -g -O2 -fno-pie -no-pie -static -nostdlib "
 			    "-fno-asynchronous-unwind-tables -Wl,--build-id -Wl,-e,fx_entry "
 			    "-o vmlinux fx.c fx0.o 2>/dev/null && "
-			    "mkdir -p kernel/drivers && gcc -g -O2 -c fx-mod.c "
+			    "mkdir -p kernel/drivers && gcc -gdwarf-2 -gstrict-dwarf -O2 -c fx-mod.c "
 			    "-o kernel/drivers/fx-mod.ko 2>/dev/null && "
 			    "mkdir stripped && objcopy --strip-debug vmlinux stripped/vmlinux",
 			    tree));
@@ -540,7 +543,7 @@ static void test_module(void)
 		return;
 	const DiFunction *f = vec_get(&v, 0);
 	CHECK(!strcmp(f->name, "fxm_open") && f->module == di_module("fx_mod"));
-	CHECK(f->decl.line == 4 && !strcmp(f->decl.file, "fx-mod.c"));
+	CHECK(f->decl.line == 6 && !strcmp(f->decl.file, "fx-mod.c"));
 	Vec vars = di_variables_at(f, f->entry_pc);
 	CHECK(vars.len == 2);
 	const DiVariable *s = find_var(&vars, "s"), *n = find_var(&vars, "name");
@@ -550,6 +553,15 @@ static void test_module(void)
 	CHECK(di_functions("fx_mod", "fx_main", NULL, false).len == 0);
 	CHECK(di_function_at("fx_mod", f->entry_pc + 1) == f);
 	CHECK(di_function_at("no_such_mod", f->entry_pc) == NULL);
+	const DiType *bits = di_find_type("fx_mod", "struct fxm_bits");
+	CHECK(bits && bits->size == 8 && bits->members.len == 3);
+	if (bits && bits->members.len == 3) {
+		const DiMember *a = vec_get(&bits->members, 0), *b = vec_get(&bits->members, 1);
+		const DiMember *c = vec_get(&bits->members, 2);
+		CHECK(a->bit_offset == 0 && a->bit_size == 3);
+		CHECK(b->bit_offset == 3 && b->bit_size == 5);
+		CHECK(c->bit_offset == 32 && c->bit_size == 0);
+	}
 	const DiVariable *g = di_find_global("fx_mod", "fxm_state", NULL);
 	CHECK(g && g->loc.kind == DI_LOC_ADDR);
 	/* an unknown module: no DWARF, and a message naming where */

@@ -907,9 +907,15 @@ static void conv_members(DwMod *dm, Dwarf_Die *die, DiType *t)
 		Dwarf_Attribute a;
 		Dwarf_Word w = 0;
 		uint64_t bits = 0;
-		if (dwarf_attr(&c, DW_AT_data_member_location, &a) &&
-		    dwarf_formudata(&a, &w) == 0)
-			bits = w * 8;
+		if (dwarf_attr(&c, DW_AT_data_member_location, &a)) {
+			Dwarf_Op *ops;
+			size_t nops;
+			if (dwarf_formudata(&a, &w) == 0)
+				bits = w * 8;
+			else if (dwarf_getlocation(&a, &ops, &nops) == 0 && nops == 1 &&
+				 ops[0].atom == DW_OP_plus_uconst)
+				bits = ops[0].number * 8;   /* DWARF 2's form */
+		}
 		if (dwarf_attr(&c, DW_AT_bit_size, &a) && dwarf_formudata(&a, &w) == 0)
 			mb->bit_size = (int)w;
 		if (dwarf_attr(&c, DW_AT_data_bit_offset, &a) &&
