@@ -644,7 +644,7 @@ static void test_env_path(void)
 	      WEXITSTATUS(st) == 0);
 	pid = fork();
 	if (pid == 0) {
-		setenv("SYSTEMTAP_DEBUGINFO_PATH", xsprintf("/nonexistent:%s/stripped:%s",
+		setenv("SYSTEMTAP_DEBUGINFO_PATH", xsprintf("+:/nonexistent:%s/stripped:%s",
 							    tree, tree), 1);
 		_exit(di_source(NULL) == DI_SRC_DWARF && di_source("fx_mod") == DI_SRC_DWARF
 		      ? 0 : 1);

@@ -57,7 +57,9 @@ static const Vec *env_path(void)
 		set = env != NULL;
 		for (const char *s = env; s && *s;) {
 			size_t n = strcspn(s, ":");
-			if (n)
+			/* "+" and "-" are libdwfl's CRC-checking flags in
+			 * stap's default "+:.debug:/usr/lib/debug:build" */
+			if (n && !(n == 1 && (*s == '+' || *s == '-')))
 				vec_push(&dirs, (void *)intern_n(s, n));
 			s += n + (s[n] == ':');
 		}
