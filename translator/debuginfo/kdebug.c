@@ -462,8 +462,11 @@ const DiVariable *di_find_global(const char *module, const char *name,
 
 const DiType *di_type_strip(const DiType *t)
 {
-	while (t && (t->kind == DI_TYPE_TYPEDEF || t->kind == DI_TYPE_CONST ||
-		     t->kind == DI_TYPE_VOLATILE || t->kind == DI_TYPE_RESTRICT))
+	/* bounded: a damaged file could make a typedef its own target */
+	for (int i = 0; i < 256 && t && (t->kind == DI_TYPE_TYPEDEF ||
+					  t->kind == DI_TYPE_CONST ||
+					  t->kind == DI_TYPE_VOLATILE ||
+					  t->kind == DI_TYPE_RESTRICT); i++)
 		t = t->target;
 	return t;
 }
