@@ -206,6 +206,9 @@ static Vec module_candidates(const char *key, StrBuf *where)
 			f = find_ko_in_tree(d, key);
 		if (!f)
 			f = find_ko(d, key, 0);
+		for (int j = 0; f && j < v.len; j++)
+			if (!strcmp(vec_get(&v, j), f))
+				f = NULL;       /* found again from a folder above */
 		if (f)
 			vec_push(&v, (void *)f);
 	}
