@@ -22,6 +22,7 @@ Session sess;  /* options.c is not linked here */
 
 /* The fixture kernel.  Line numbers matter: line_of() finds them. */
 static const char kernel_c[] =
+	"#include \"fx.h\"\n"
 	"struct fx_flags {\n"
 	"	unsigned int a : 3;\n"
 	"	unsigned int b : 5;\n"
@@ -39,7 +40,7 @@ static const char kernel_c[] =
 	"}\n"
 	"__attribute__((noinline)) int fx_callee(int x)\n"
 	"{\n"
-	"	fx_sink += x;\n"
+	"	fx_sink += fx_hdr(x);\n"
 	"	return fx_sink;\n"
 	"}\n"
 	"__attribute__((noinline)) int fx_main(struct fx_flags *f, enum fx_color c)\n"
@@ -79,6 +80,14 @@ static const char kernel_c[] =
 	"		;\n"
 	"}\n";
 
+/* A header of the fixture kernel, with an inline function. */
+static const char header_h[] =
+	"extern volatile int fx_sink;\n"
+	"static inline __attribute__((always_inline)) int fx_hdr(int v)\n"
+	"{\n"
+	"	return v ^ fx_sink;\n"
+	"}\n";
+
 /* A unit built without optimisation: a real prologue, variables on the
  * frame. */
 static const char plain_c[] =
@@ -88,11 +97,14 @@ static const char plain_c[] =
 	"	return s * 2;\n"
 	"}\n";
 
-/* The fixture module (a relocatable object, as a .ko is). */
+/* The fixture module (a relocatable object, as a .ko is), in DWARF 2:
+ * members at DW_OP_plus_uconst, bitfields counted from the high bit. */
 static const char module_c[] =
 	"extern int printk(const char *, ...);\n"
 	"struct fxm_state { int count; const char *name; };\n"
 	"struct fxm_state fxm_state;\n"
+	"struct fxm_bits { unsigned int a : 3; unsigned int b : 5; int c; };\n"
+	"struct fxm_bits fxm_bits;\n"
 	"int fxm_open(struct fxm_state *s, const char *name)\n"
 	"{\n"
 	"	s->count++;\n"
@@ -127,6 +139,7 @@ static bool make_tree(void)
 	write_file_atomic(xsprintf("%s/fx.c", tree), kernel_c, strlen(kernel_c));
 	write_file_atomic(xsprintf("%s/fx-mod.c", tree), module_c, strlen(module_c));
 	write_file_atomic(xsprintf("%s/fx0.c", tree), plain_c, strlen(plain_c));
+	write_file_atomic(xsprintf("%s/fx.h", tree), header_h, strlen(header_h));
 	make_dirs(xsprintf("%s/include/config", tree));
 	const char *rel = "9.9.9-tapc-fixture\n";
 	write_file_atomic(xsprintf("%s/include/config/kernel.release", tree), rel,
@@ -136,7 +149,7 @@ static bool make_tree(void)
 			    "gcc -g -O2 -fno-pie -no-pie -static -nostdlib "
 			    "-fno-asynchronous-unwind-tables -Wl,--build-id -Wl,-e,fx_entry "
 			    "-o vmlinux fx.c fx0.o 2>/dev/null && "
-			    "mkdir -p kernel/drivers && gcc -g -O2 -c fx-mod.c "
+			    "mkdir -p kernel/drivers && gcc -gdwarf-2 -gstrict-dwarf -O2 -c fx-mod.c "
 			    "-o kernel/drivers/fx-mod.ko 2>/dev/null && "
 			    "mkdir stripped && objcopy --strip-debug vmlinux stripped/vmlinux",
 			    tree));
@@ -339,7 +352,7 @@ static void test_blocks_lines_labels(void)
 		      ((DiLine *)vec_get(&all, i))->src.line);
 
 	/* source lines by file; a line without code and nearest */
-	int cline = line_of(kernel_c, "	fx_sink += x;");
+	int cline = line_of(kernel_c, "	fx_sink += fx_hdr(x);");
 	Vec sl = di_source_lines(NULL, "fx.c", cline, cline, false);
 	CHECK(sl.len == 1);
 	if (sl.len == 1) {
@@ -354,6 +367,29 @@ static void test_blocks_lines_labels(void)
 		CHECK(((DiLine *)vec_get(&near, 0))->src.line ==
 		      line_of(kernel_c, "	return total;"));
 	CHECK(di_source_lines(NULL, "other.c", 1, 100, true).len == 0);
+	/* a header's line: where the units that include it have its code */
+	Vec hl = di_source_lines(NULL, "fx.h", 4, 4, false);
+	CHECK(hl.len == 1);
+	if (hl.len == 1) {
+		const DiLine *l = vec_get(&hl, 0);
+		CHECK(!strcmp(l->src.file, "fx.h") && l->src.line == 4);
+		CHECK(l->func && !strcmp(l->func->name, "fx_callee"));
+	}
+	CHECK(di_source_lines(NULL, "fx.h", 4, 4, false).len == 1);
+	/* a glob for both files: each file's lines, once each, in order */
+	Vec both = di_source_lines(NULL, "fx.[ch]", 1, 1000, false);
+	int in_h = 0, in_c = 0, prev = 0;
+	const char *pfile = NULL;
+	for (int i = 0; i < both.len; i++) {
+		const DiLine *l = vec_get(&both, i);
+		in_h += !strcmp(l->src.file, "fx.h");
+		in_c += !strcmp(l->src.file, "fx.c");
+		if (l->src.file == pfile)
+			CHECK(l->src.line > prev);
+		pfile = l->src.file;
+		prev = l->src.line;
+	}
+	CHECK(in_h >= 1 && in_c >= 10 && in_h + in_c == both.len);
 	/* a range that ends without code: its last lines stand for the next
 	 * one with code; one that ends with code takes nothing more */
 	int sink = line_of(kernel_c, "	total += fx_sink;");
@@ -507,7 +543,7 @@ static void test_module(void)
 		return;
 	const DiFunction *f = vec_get(&v, 0);
 	CHECK(!strcmp(f->name, "fxm_open") && f->module == di_module("fx_mod"));
-	CHECK(f->decl.line == 4 && !strcmp(f->decl.file, "fx-mod.c"));
+	CHECK(f->decl.line == 6 && !strcmp(f->decl.file, "fx-mod.c"));
 	Vec vars = di_variables_at(f, f->entry_pc);
 	CHECK(vars.len == 2);
 	const DiVariable *s = find_var(&vars, "s"), *n = find_var(&vars, "name");
@@ -517,6 +553,15 @@ static void test_module(void)
 	CHECK(di_functions("fx_mod", "fx_main", NULL, false).len == 0);
 	CHECK(di_function_at("fx_mod", f->entry_pc + 1) == f);
 	CHECK(di_function_at("no_such_mod", f->entry_pc) == NULL);
+	const DiType *bits = di_find_type("fx_mod", "struct fxm_bits");
+	CHECK(bits && bits->size == 8 && bits->members.len == 3);
+	if (bits && bits->members.len == 3) {
+		const DiMember *a = vec_get(&bits->members, 0), *b = vec_get(&bits->members, 1);
+		const DiMember *c = vec_get(&bits->members, 2);
+		CHECK(a->bit_offset == 0 && a->bit_size == 3);
+		CHECK(b->bit_offset == 3 && b->bit_size == 5);
+		CHECK(c->bit_offset == 32 && c->bit_size == 0);
+	}
 	const DiVariable *g = di_find_global("fx_mod", "fxm_state", NULL);
 	CHECK(g && g->loc.kind == DI_LOC_ADDR);
 	/* an unknown module: no DWARF, and a message naming where */
@@ -559,7 +604,7 @@ static void test_cache(void)
 	/* an offset pointing past the end */
 	fp = fopen(idx, "r+");
 	if (fp) {
-		fseek(fp, 8 + 8 + 80 + 16 + 40, SEEK_SET);   /* off_funcs */
+		fseek(fp, 8 + 8 + 80 + 16 + 48, SEEK_SET);   /* off_funcs */
 		uint64_t bad = (uint64_t)full * 2;
 		fwrite(&bad, sizeof bad, 1, fp);
 		fclose(fp);
@@ -599,7 +644,7 @@ static void test_env_path(void)
 	      WEXITSTATUS(st) == 0);
 	pid = fork();
 	if (pid == 0) {
-		setenv("SYSTEMTAP_DEBUGINFO_PATH", xsprintf("/nonexistent:%s/stripped:%s",
+		setenv("SYSTEMTAP_DEBUGINFO_PATH", xsprintf("+:/nonexistent:%s/stripped:%s",
 							    tree, tree), 1);
 		_exit(di_source(NULL) == DI_SRC_DWARF && di_source("fx_mod") == DI_SRC_DWARF
 		      ? 0 : 1);

@@ -109,8 +109,15 @@ typedef struct IxCu {
 	uint64_t cu;
 } IxCu;
 
+/* A file a compilation unit has line-table rows for (its own and the
+ * headers it includes), for source lines in headers. */
+typedef struct IxCuFile {
+	uint32_t file;          /* string table offset */
+	uint32_t cu;            /* index into the units */
+} IxCuFile;
+
 #define IX_MAGIC "TAPCDWI\n"
-#define IX_VERSION 1
+#define IX_VERSION 2
 
 typedef struct IxHeader {
 	char magic[8];
@@ -118,16 +125,17 @@ typedef struct IxHeader {
 	char build_id[80];      /* hex, NUL-padded */
 	uint64_t file_size;     /* of the index file itself */
 	uint64_t debug_size;    /* of the debug file it indexes */
-	uint64_t nfuncs, ntypes, nglobals, ncus, nstrs;
-	uint64_t off_funcs, off_types, off_globals, off_cus, off_strs;
+	uint64_t nfuncs, ntypes, nglobals, ncus, ncufiles, nstrs;
+	uint64_t off_funcs, off_types, off_globals, off_cus, off_cufiles, off_strs;
 } IxHeader;
 
 typedef struct Index {
 	const IxFunc *funcs;
 	const IxName *types, *globals;
 	const IxCu *cus;
+	const IxCuFile *cufiles;
 	const char *strs;
-	size_t nfuncs, ntypes, nglobals, ncus, nstrs;
+	size_t nfuncs, ntypes, nglobals, ncus, ncufiles, nstrs;
 } Index;
 
 static const char *ix_str(const Index *ix, uint32_t off)
@@ -289,8 +297,9 @@ typedef struct IxBuild {
 	IxFunc *funcs;
 	IxName *types, *globals;
 	IxCu *cus;
-	size_t nfuncs, ntypes, nglobals, ncus;
-	size_t cfuncs, ctypes, cglobals, ccus;
+	IxCuFile *cufiles;
+	size_t nfuncs, ntypes, nglobals, ncus, ncufiles;
+	size_t cfuncs, ctypes, cglobals, ccus, ccufiles;
 	StrBuf strs;
 	uint32_t *slots;        /* string hash: offset + 1 */
 	size_t nslots, nstr;
@@ -441,12 +450,35 @@ static void walk_body(IxBuild *b, Dwarf_Die *die, Dwarf_Die *cu, uint64_t outer)
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
+/* The files of the unit's line table, each once. */
+static void add_cu_files(IxBuild *b, Dwarf_Die *cu, uint32_t cu_index)
+{
+	Dwarf_Files *files;
+	size_t n;
+	if (dwarf_getsrcfiles(cu, &files, &n) != 0)
+		return;
+	const char *comp = cu_comp_dir(cu);
+	size_t first = b->ncufiles;
+	for (size_t i = 0; i < n; i++) {
+		const char *f = tree_path(dwarf_filesrc(files, i, NULL, NULL), comp);
+		uint32_t off = ix_intern(b, f);
+		bool seen = off == 0;
+		for (size_t j = first; j < b->ncufiles && !seen; j++)
+			seen = b->cufiles[j].file == off;
+		if (seen)
+			continue;
+		GROW(b, cufiles, ncufiles, ccufiles);
+		b->cufiles[b->ncufiles++] = (IxCuFile){ .file = off, .cu = cu_index };
+	}
+}
+
 static void walk_cu(IxBuild *b, Dwarf_Die *cu)
 {
 	const char *cname = tree_path(dwarf_diename(cu), cu_comp_dir(cu));
 	uint32_t cu_name = ix_intern(b, cname);
 	GROW(b, cus, ncus, ccus);
 	b->cus[b->ncus++] = (IxCu){ .name = cu_name, .cu = dwarf_dieoffset(cu) };
+	add_cu_files(b, cu, (uint32_t)(b->ncus - 1));
 	Dwarf_Die c;
 	if (dwarf_child(cu, &c) != 0)
 		return;
@@ -580,6 +612,7 @@ static char *ix_image(IxBuild *b, const char *build_id, uint64_t debug_size,
 	h.ntypes = b->ntypes;
 	h.nglobals = b->nglobals;
 	h.ncus = b->ncus;
+	h.ncufiles = b->ncufiles;
 	h.nstrs = b->strs.len;
 	size_t off = align8(sizeof h);
 	h.off_funcs = off;
@@ -590,6 +623,8 @@ static char *ix_image(IxBuild *b, const char *build_id, uint64_t debug_size,
 	off = align8(off + b->nglobals * sizeof(IxName));
 	h.off_cus = off;
 	off = align8(off + b->ncus * sizeof(IxCu));
+	h.off_cufiles = off;
+	off = align8(off + b->ncufiles * sizeof(IxCuFile));
 	h.off_strs = off;
 	off += b->strs.len;
 	h.file_size = off;
@@ -604,6 +639,8 @@ static char *ix_image(IxBuild *b, const char *build_id, uint64_t debug_size,
 		memcpy(img + h.off_globals, b->globals, b->nglobals * sizeof(IxName));
 	if (b->ncus)
 		memcpy(img + h.off_cus, b->cus, b->ncus * sizeof(IxCu));
+	if (b->ncufiles)
+		memcpy(img + h.off_cufiles, b->cufiles, b->ncufiles * sizeof(IxCuFile));
 	if (b->strs.len)
 		memcpy(img + h.off_strs, b->strs.data, b->strs.len);
 	*len = off;
@@ -629,6 +666,7 @@ static bool ix_attach(Index *ix, const char *img, size_t len,
 		{ h.off_types, h.ntypes, sizeof(IxName) },
 		{ h.off_globals, h.nglobals, sizeof(IxName) },
 		{ h.off_cus, h.ncus, sizeof(IxCu) },
+		{ h.off_cufiles, h.ncufiles, sizeof(IxCuFile) },
 		{ h.off_strs, h.nstrs, 1 },
 	};
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
@@ -642,11 +680,13 @@ static bool ix_attach(Index *ix, const char *img, size_t len,
 	ix->types = (const IxName *)(img + h.off_types);
 	ix->globals = (const IxName *)(img + h.off_globals);
 	ix->cus = (const IxCu *)(img + h.off_cus);
+	ix->cufiles = (const IxCuFile *)(img + h.off_cufiles);
 	ix->strs = img + h.off_strs;
 	ix->nfuncs = h.nfuncs;
 	ix->ntypes = h.ntypes;
 	ix->nglobals = h.nglobals;
 	ix->ncus = h.ncus;
+	ix->ncufiles = h.ncufiles;
 	ix->nstrs = h.nstrs;
 	return true;
 }
@@ -702,6 +742,7 @@ static void ix_build(DwMod *dm, const char *cache_path, uint64_t debug_size)
 	free(b.types);
 	free(b.globals);
 	free(b.cus);
+	free(b.cufiles);
 	free(b.slots);
 	free(b.type_seen);
 	sb_free(&b.strs);
@@ -866,9 +907,15 @@ static void conv_members(DwMod *dm, Dwarf_Die *die, DiType *t)
 		Dwarf_Attribute a;
 		Dwarf_Word w = 0;
 		uint64_t bits = 0;
-		if (dwarf_attr(&c, DW_AT_data_member_location, &a) &&
-		    dwarf_formudata(&a, &w) == 0)
-			bits = w * 8;
+		if (dwarf_attr(&c, DW_AT_data_member_location, &a)) {
+			Dwarf_Op *ops;
+			size_t nops;
+			if (dwarf_formudata(&a, &w) == 0)
+				bits = w * 8;
+			else if (dwarf_getlocation(&a, &ops, &nops) == 0 && nops == 1 &&
+				 ops[0].atom == DW_OP_plus_uconst)
+				bits = ops[0].number * 8;   /* DWARF 2's form */
+		}
 		if (dwarf_attr(&c, DW_AT_bit_size, &a) && dwarf_formudata(&a, &w) == 0)
 			mb->bit_size = (int)w;
 		if (dwarf_attr(&c, DW_AT_data_bit_offset, &a) &&
@@ -1697,6 +1744,7 @@ const DiFunction *dwarf_function_at(const DiModule *m, uint64_t pc)
 }
 
 typedef struct LineHit {
+	const char *file;       /* interned, as the tree has it */
 	int line;
 	Dwarf_Addr addr;
 } LineHit;
@@ -1704,13 +1752,17 @@ typedef struct LineHit {
 static int cmp_hit(const void *a, const void *b)
 {
 	const LineHit *x = *(LineHit *const *)a, *y = *(LineHit *const *)b;
+	int c = x->file == y->file ? 0 : strcmp(x->file, y->file);
+	if (c)
+		return c;
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The lowest address of each line of file (by name match) in the CU,
- * optionally only within [lo_pc, hi_pc).  Sorted by line. */
+/* The statement rows of the CU's files whose name matches (file_glob, or
+ * exactly exact_file), optionally only within [lo_pc, hi_pc); sorted by
+ * file, line and address. */
 static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 			const char *exact_file, Dwarf_Addr lo_pc, Dwarf_Addr hi_pc)
 {
@@ -1720,8 +1772,7 @@ static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 	if (dwarf_getsrclines(cu, &lines, &n) != 0)
 		return hits;
 	const char *comp = cu_comp_dir(cu);
-	const char *last_src = NULL;
-	bool last_ok = false;
+	const char *last_src = NULL, *last_file = NULL;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a = 0;
@@ -1739,12 +1790,13 @@ static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 		if (src != last_src) {
 			const char *p = tree_path(src, comp);
 			last_src = src;
-			last_ok = p && (exact_file ? !strcmp(p, exact_file)
-					: di_file_matches(file_glob, p));
+			last_file = p && (exact_file ? !strcmp(p, exact_file)
+					  : di_file_matches(file_glob, p)) ? intern(p) : NULL;
 		}
-		if (!last_ok)
+		if (!last_file)
 			continue;
 		LineHit *h = NEW(LineHit);
+		h->file = last_file;
 		h->line = line;
 		h->addr = a;
 		vec_push(&hits, h);
@@ -1753,32 +1805,40 @@ static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 	return hits;
 }
 
-static void push_lines(DwMod *dm, Dwarf_Die *cu, Vec *hits, const char *file,
-		       int lo, int hi, bool nearest, const DiFunction *only,
-		       Vec *out)
+/* One DiLine for each line of [lo, hi] with code (its lowest address),
+ * file by file. */
+static void push_lines(DwMod *dm, Dwarf_Die *cu, Vec *hits, int lo, int hi,
+		       bool nearest, const DiFunction *only, Vec *out)
 {
+	const char *file = NULL;
 	int last = -1;
-	bool hi_has_code = false;
+	bool hi_has_code = false, done = false;
 	for (int i = 0; i < hits->len; i++) {
 		LineHit *h = vec_get(hits, i);
-		if (h->line == last)
+		if (h->file != file) {
+			file = h->file;
+			last = -1;
+			hi_has_code = done = false;
+		}
+		if (done || h->line == last)
 			continue;       /* the lowest address of each line */
 		last = h->line;
 		if (h->line < lo)
 			continue;
 		/* with nearest, the lines up to hi without code stand for the
 		 * next line that has code */
-		if (h->line > hi && (!nearest || hi_has_code))
-			break;
+		if (h->line > hi && (!nearest || hi_has_code)) {
+			done = true;
+			continue;
+		}
 		hi_has_code |= h->line == hi;
 		DiLine *dl = NEW(DiLine);
-		dl->src.file = intern(file);
+		dl->src.file = file;
 		dl->src.line = h->line;
 		dl->pc = h->addr + dm->bias;
 		dl->func = only ? only : func_at(dm, cu, h->addr);
 		vec_push(out, dl);
-		if (h->line > hi)
-			break;
+		done = h->line > hi;
 	}
 }
 
@@ -1793,7 +1853,7 @@ Vec dwarf_function_lines(const DiFunction *f, int lo, int hi)
 		return out;
 	Vec hits = cu_line_hits(&cu, NULL, f->decl.file, f->low_pc - dm->bias,
 				f->high_pc - dm->bias);
-	push_lines(dm, &cu, &hits, f->decl.file, lo, hi, false, f, &out);
+	push_lines(dm, &cu, &hits, lo, hi, false, f, &out);
 	return out;
 }
 
@@ -1805,13 +1865,33 @@ Vec dwarf_source_lines(const DiModule *m, const char *file_glob, int lo,
 	if (!dm)
 		return out;
 	const Index *ix = dm_index(dm);
-	for (size_t i = 0; i < ix->ncus; i++) {
-		const char *name = ix_str(ix, ix->cus[i].name);
-		Dwarf_Die cu;
-		if (!di_file_matches(file_glob, name) || !offdie(dm, ix->cus[i].cu, &cu))
+	/* the units with rows for a matching file: the one a .c file is, or
+	 * every one that includes a header */
+	bool *want = xalloc(ix->ncus ? ix->ncus : 1);
+	OffMap match = { 0 };   /* file offset -> 1 matches, 2 does not */
+	for (size_t i = 0; i < ix->ncufiles; i++) {
+		const IxCuFile *cf = &ix->cufiles[i];
+		if (cf->cu >= ix->ncus || want[cf->cu])
 			continue;
-		Vec hits = cu_line_hits(&cu, NULL, name, 0, UINT64_MAX);
-		push_lines(dm, &cu, &hits, name, lo, hi, nearest, NULL, &out);
+		uintptr_t r = (uintptr_t)offmap_get(&match, cf->file);
+		if (!r) {
+			r = di_file_matches(file_glob, ix_str(ix, cf->file)) ? 1 : 2;
+			offmap_put(&match, cf->file, (void *)r);
+		}
+		want[cf->cu] = r == 1;
+	}
+	int n = 0;
+	for (size_t i = 0; i < ix->ncus; i++) {
+		Dwarf_Die cu;
+		if (!want[i] || !offdie(dm, ix->cus[i].cu, &cu))
+			continue;
+		Vec hits = cu_line_hits(&cu, file_glob, NULL, 0, UINT64_MAX);
+		push_lines(dm, &cu, &hits, lo, hi, nearest, NULL, &out);
+		if (!dm->is_rel && ++n % 64 == 0) {
+			size_t size = 0;
+			char *raw = elf_rawfile(dm->elf, &size);
+			drop_pages(raw, size);
+		}
 	}
 	return out;
 }

@@ -57,7 +57,9 @@ static const Vec *env_path(void)
 		set = env != NULL;
 		for (const char *s = env; s && *s;) {
 			size_t n = strcspn(s, ":");
-			if (n)
+			/* "+" and "-" are libdwfl's CRC-checking flags in
+			 * stap's default "+:.debug:/usr/lib/debug:build" */
+			if (n && !(n == 1 && (*s == '+' || *s == '-')))
 				vec_push(&dirs, (void *)intern_n(s, n));
 			s += n + (s[n] == ':');
 		}
@@ -204,6 +206,9 @@ static Vec module_candidates(const char *key, StrBuf *where)
 			f = find_ko_in_tree(d, key);
 		if (!f)
 			f = find_ko(d, key, 0);
+		for (int j = 0; f && j < v.len; j++)
+			if (!strcmp(vec_get(&v, j), f))
+				f = NULL;       /* found again from a folder above */
 		if (f)
 			vec_push(&v, (void *)f);
 	}
@@ -460,8 +465,11 @@ const DiVariable *di_find_global(const char *module, const char *name,
 
 const DiType *di_type_strip(const DiType *t)
 {
-	while (t && (t->kind == DI_TYPE_TYPEDEF || t->kind == DI_TYPE_CONST ||
-		     t->kind == DI_TYPE_VOLATILE || t->kind == DI_TYPE_RESTRICT))
+	/* bounded: a damaged file could make a typedef its own target */
+	for (int i = 0; i < 256 && t && (t->kind == DI_TYPE_TYPEDEF ||
+					  t->kind == DI_TYPE_CONST ||
+					  t->kind == DI_TYPE_VOLATILE ||
+					  t->kind == DI_TYPE_RESTRICT); i++)
 		t = t->target;
 	return t;
 }
