@@ -567,6 +567,9 @@ tapc_dist_files = \
 	testsuite/run/map_wrap.stp \
 	testsuite/run/nested_foreach.out \
 	testsuite/run/nested_foreach.stp \
+	testsuite/run/points_callee.args \
+	testsuite/run/points_callee.out \
+	testsuite/run/points_callee.stp \
 	testsuite/run/printf_memory.args \
 	testsuite/run/printf_memory.out \
 	testsuite/run/printf_memory.stp \

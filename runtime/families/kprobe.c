@@ -46,13 +46,31 @@ struct _tap_kretprobe {
 	bool registered;
 };
 
+/* Where a kernel address of the debug information is now. */
+static inline unsigned long _tap_kaddr(unsigned long file_addr,
+				       unsigned long anchor)
+{
+	return file_addr - anchor + (unsigned long)&kfree;
+}
+
+/*
+ * The return address of a function, for a probe on its entry: the word
+ * on top of the stack.  A kretprobe at the same address puts its
+ * trampoline there when its handler runs; the kernel runs the handlers of
+ * one address newest first, so pass 3 registers the kretprobes before the
+ * kprobes, and those that check their caller last of the kretprobes.
+ */
+static inline __maybe_unused unsigned long _tap_entry_return_address(struct pt_regs *regs)
+{
+	return *(unsigned long *)kernel_stack_pointer(regs);
+}
+
 /* Set kp->addr of a probe placed by kernel address. */
 static inline void _tap_kprobe_place(struct kprobe *kp, unsigned long file_addr,
 				     unsigned long anchor)
 {
 	if (anchor)
-		kp->addr = (kprobe_opcode_t *)(file_addr - anchor +
-					       (unsigned long)&kfree);
+		kp->addr = (kprobe_opcode_t *)_tap_kaddr(file_addr, anchor);
 }
 
 /*

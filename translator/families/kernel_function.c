@@ -513,24 +513,83 @@ static ProbePoint *point_named(Resolver *r, ProbePoint *pp, const char *arg)
 
 /* One resolved point c at pc in f (an out-of-line function or an inlined
  * instance), once per pc of a function. */
-static void make_point(Resolver *r, ProbePoint *c, const DiFunction *f,
-		       uint64_t pc)
+static KernelPointData *make_point(Resolver *r, ProbePoint *c,
+				   const DiFunction *f, uint64_t pc)
 {
 	if (seen_pc(r, pc))
-		return;
+		return NULL;
 	KernelPointData *d = NEW(KernelPointData);
 	*d = r->proto;
 	const char *why = NULL;
 	if (!place_probe(r->module, r->src, f, pc, d, &why)) {
 		r->refused++;
 		r->why = why;
-		return;
+		return NULL;
 	}
 	ResolvedPoint *rp = rp_push(r->out, r->fam, c);
 	rp->data = d;
 	rp->needs_debuginfo = false;
-	add_ctx_vars(rp, f, pc);
+	/* pass 2 reads the variables through difunc and pc (dvars.c);
+	 * these are what -L lists */
+	if (sess.listing_vars)
+		add_ctx_vars(rp, f, pc);
 	r->made++;
+	return d;
+}
+
+/* Callee points of f: the functions it calls whose names match glob, to
+ * depth levels (a callee's callees at 2).  An inlined callee is probed
+ * where it begins in its caller; an out-of-line one on its entry, for
+ * the calls that return to the caller's call site (the return address
+ * the probe finds on the stack).  The points name their callee:
+ * .callee("NAME@FILE:LINE"), also for .callees. */
+static void callee_points(Resolver *r, const DiFunction *f, const char *glob,
+			  int depth, int ci, bool ret, bool call)
+{
+	Vec sites = di_function_callees(f, glob, depth);
+	/* inlined callees: their instances inside f (by name: a wildcard
+	 * would read every inlined instance of the kernel) */
+	Vec inl = { 0 };
+	if (!arg_has_glob(glob) || r->module)
+		inl = di_functions(r->module, glob, NULL, true);
+	for (int i = 0; i < inl.len; i++) {
+		const DiFunction *g = inl.data[i];
+		if (!g->inlined || g->entry_pc < f->low_pc || g->entry_pc >= f->high_pc)
+			continue;
+		DiCallSite *cs = NEW(DiCallSite);
+		cs->caller = f;
+		cs->callee = g;
+		cs->pc = g->entry_pc;
+		vec_push(&sites, cs);
+	}
+	for (int j = 0; j < sites.len; j++) {
+		const DiCallSite *cs = sites.data[j];
+		const DiFunction *g = cs->callee;
+		if (!g || blocked_function(g->name) || (call && g->inlined))
+			continue;
+		if (g->inlined && ret) {
+			r->refused++;
+			r->why = _("an inlined callee has no return of its own");
+			continue;
+		}
+		if (!g->inlined && (!g->high_pc || r->module)) {
+			r->refused++;
+			r->why = r->module
+				? _("an out-of-line callee of a module function "
+				    "cannot be told apart from its other callers yet")
+				: xsprintf(_("no DWARF definition of callee %s"), g->name);
+			continue;
+		}
+		ProbePoint *c = pp_with_str(point_named(r, r->pp,
+							function_text(cs->caller)),
+					    ci, function_text(g));
+		ProbePointComp *cn = c->comps.data[ci];
+		cn->name = intern("callee");
+		r->seen.len = 0;        /* one probe per call site */
+		KernelPointData *d = make_point(r, c, g, g->entry_pc);
+		if (d && !g->inlined)
+			d->caller_ret = cs->pc;
+	}
 }
 
 /* Statement points on the lines of f that the spec asks for. */
@@ -715,7 +774,8 @@ static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
 		return -1;
 	}
 	r.wildcard = arg_has_glob(fp.func) || (fp.file && arg_has_glob(fp.file)) ||
-		     (k.label && arg_has_glob(comp_str(k.label)));
+		     (k.label && arg_has_glob(comp_str(k.label))) || k.callees ||
+		     (k.callee && arg_has_glob(comp_str(k.callee)));
 
 	/* statement("*@FILE:LINES"): every function's code on those lines */
 	if (k.stmt && ls.given && !strcmp(fp.func, "*")) {
@@ -770,38 +830,14 @@ static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
 			} else if (k.callee || k.callees) {
 				ProbePointComp *cc = k.callee ? k.callee : k.callees;
 				int ci = pp_comp_index(pp, k.callee ? "callee" : "callees");
-				int depth = k.callees ? (comp_is_str(cc) ? 1
-						: (int)comp_num(cc)) : 1;
-				if (k.callees && !comp_is_str(cc) && depth < 1) {
+				int depth = k.callees && cc->arg ? (int)comp_num(cc) : 1;
+				if (depth < 1) {
 					error_at(cc->loc, _(".callees(%d): the depth must be "
 							    "1 or more"), depth);
 					return -1;
 				}
-				Vec sites = di_function_callees(
-					f, k.callee ? comp_str(cc) : "*", depth);
-				for (int j = 0; j < sites.len; j++) {
-					const DiCallSite *cs = sites.data[j];
-					/* an out-of-line callee would need its
-					 * entry probe to check its caller */
-					if (!cs->callee || !cs->callee->inlined) {
-						r.refused++;
-						r.why = _("only inlined callees can be "
-							  "probed yet");
-						continue;
-					}
-					if (k.ret) {
-						r.refused++;
-						r.why = _("an inlined callee has no "
-							  "return of its own");
-						continue;
-					}
-					ProbePoint *c = pp_with_str(
-						point_named(&r, pp, function_text(cs->caller)),
-						ci, function_text(cs->callee));
-					ProbePointComp *cn = c->comps.data[ci];
-					cn->name = intern("callee");
-					make_point(&r, c, cs->callee, cs->callee->entry_pc);
-				}
+				callee_points(&r, f, k.callee ? comp_str(cc) : "*", depth,
+					      ci, k.ret, k.call);
 			} else if (k.stmt) {
 				make_point(&r, point_named(&r, pp, function_text(f)),
 					   f, f->entry_pc);

@@ -298,6 +298,20 @@ static void emit_enter(Emitter *e, const EmitProbe *ep, const char *fail)
 	emit(e, "\t\treturn %s;", fail);
 }
 
+/* A .callee probe on an out-of-line callee's entry runs only for the
+ * calls from its caller's call site: the return address on the stack
+ * (or kept by a kretprobe at the same address) is that site's. */
+static void emit_caller_check(Emitter *e, const EmitProbe *ep, const char *fail)
+{
+	const KernelPointData *d = ep->rp->data;
+	if (!d || !d->caller_ret)
+		return;
+	emit(e, "\tif (_tap_entry_return_address(regs) !=");
+	emit(e, "\t    _tap_kaddr(0x%llxUL, 0x%llxUL))",
+	     (unsigned long long)d->caller_ret, (unsigned long long)d->kernel_anchor);
+	emit(e, "\t\treturn %s;", fail);
+}
+
 /* x86 hands a kprobe handler the registers as after the breakpoint, ip one
  * past the probed address; the body sees the probed address itself (as
  * addr(), probefunc() and backtraces expect) while it runs. */
@@ -309,6 +323,7 @@ static void emit_kprobe_callback(Emitter *e, const EmitProbe *ep)
 	emit(e, "\tunsigned long ip = instruction_pointer(regs);");
 	emit(e, "\tstruct tap_context *c;");
 	emit_blank(e);
+	emit_caller_check(e, ep, "0");
 	emit_enter(e, ep, "0");
 	emit_context_fill(e, "regs", "kprobe", false);
 	emit(e, "\tinstruction_pointer_set(regs, (unsigned long)kp->addr);");
@@ -353,6 +368,7 @@ static void emit_kretprobe_callbacks(Emitter *e, const EmitProbe *ep)
 		emit(e, "\tint skip;");
 	}
 	emit_blank(e);
+	emit_caller_check(e, ep, "1");
 	emit(e, "\td->entry_sp = kernel_stack_pointer(regs);");
 	if (ep->entry_fn) {
 		emit_enter(e, ep, "1");
@@ -404,10 +420,11 @@ static void emit_tables(Emitter *e, const char *tag, EmitProbe **probes, int n,
 	}
 	if (nret > 0) {
 		emit(e, "static struct _tap_kretprobe _tap_%s_kretprobes[] = {", tag);
-		for (int i = 0; i < n; i++) {
-			const EmitProbe *ep = probes[i];
+		/* those that check their caller last (emit_start_stop) */
+		for (int k = 0; k < 2 * n; k++) {
+			const EmitProbe *ep = probes[k % n];
 			const KernelPointData *d = ep->rp->data;
-			if (!ep->rp->is_return)
+			if (!ep->rp->is_return || (k < n) != !(d && d->caller_ret))
 				continue;
 			emit(e, "\t{ .rp = { .kp = { %s},", kprobe_where(d));
 			emit(e, "\t\t  .handler = tapkr_%d, .entry_handler = tapke_%d,",
@@ -423,25 +440,28 @@ static void emit_tables(Emitter *e, const char *tag, EmitProbe **probes, int n,
 	}
 }
 
+/* Registered kretprobes first, then kprobes: the kernel runs the probes
+ * of one address newest first, and a kretprobe's handler replaces the
+ * return address a .callee check reads (_tap_entry_return_address). */
 static void emit_start_stop(Emitter *e, const char *tag, bool have_k, bool have_kr)
 {
 	emit(e, "static int _tap_%s_start(void)", tag);
 	emit(e, "{");
 	emit(e, "\tint rc = 0;");
 	emit_blank(e);
-	if (have_k) {
-		emit(e, "\trc = _tap_kprobes_register(_tap_%s_kprobes,", tag);
-		emit(e, "\t\t\t\t   ARRAY_SIZE(_tap_%s_kprobes));", tag);
-		emit(e, "\tif (rc)");
-		emit(e, "\t\treturn rc;");
-	}
 	if (have_kr) {
 		emit(e, "\trc = _tap_kretprobes_register(_tap_%s_kretprobes,", tag);
 		emit(e, "\t\t\t\t      ARRAY_SIZE(_tap_%s_kretprobes));", tag);
-		if (have_k) {
+		emit(e, "\tif (rc)");
+		emit(e, "\t\treturn rc;");
+	}
+	if (have_k) {
+		emit(e, "\trc = _tap_kprobes_register(_tap_%s_kprobes,", tag);
+		emit(e, "\t\t\t\t   ARRAY_SIZE(_tap_%s_kprobes));", tag);
+		if (have_kr) {
 			emit(e, "\tif (rc)");
-			emit(e, "\t\t_tap_kprobes_unregister(_tap_%s_kprobes,", tag);
-			emit(e, "\t\t\t\t\tARRAY_SIZE(_tap_%s_kprobes));", tag);
+			emit(e, "\t\t_tap_kretprobes_unregister(_tap_%s_kretprobes,", tag);
+			emit(e, "\t\t\t\t\t   ARRAY_SIZE(_tap_%s_kretprobes));", tag);
 		}
 	}
 	emit(e, "\treturn rc;");
@@ -449,11 +469,11 @@ static void emit_start_stop(Emitter *e, const char *tag, bool have_k, bool have_
 	emit_blank(e);
 	emit(e, "static void _tap_%s_stop(void)", tag);
 	emit(e, "{");
-	if (have_kr)
-		emit(e, "\t_tap_kretprobes_unregister(_tap_%s_kretprobes, ARRAY_SIZE(_tap_%s_kretprobes));",
-		     tag, tag);
 	if (have_k)
 		emit(e, "\t_tap_kprobes_unregister(_tap_%s_kprobes, ARRAY_SIZE(_tap_%s_kprobes));",
+		     tag, tag);
+	if (have_kr)
+		emit(e, "\t_tap_kretprobes_unregister(_tap_%s_kretprobes, ARRAY_SIZE(_tap_%s_kretprobes));",
 		     tag, tag);
 	emit(e, "}");
 	emit_blank(e);

@@ -27,6 +27,10 @@ typedef struct KernelPointData {
 	 * kfree is: kernel_anchor is kfree's address in the same file. */
 	uint64_t offset;
 	uint64_t kernel_anchor;
+	/* .callee of an out-of-line function: the probe (on the callee's
+	 * entry) runs only when the return address on the stack is this
+	 * call site's (a kernel address, moved as pc is), else 0. */
+	uint64_t caller_ret;
 } KernelPointData;
 
 /* True for the functions no probe may be put on. */
