@@ -807,9 +807,10 @@ static void check_target_vars(Checker *ck, Node *n)
 	} else if (n->deref) {
 		error_at(n->loc, _("pretty-printing with '%s' needs debug information, "
 				   "which is not supported yet"), n->deref);
-	} else if (sc->rp && sc->rp->needs_debuginfo) {
+	} else if (sc->rp && sc->rp->needs_debuginfo && sc->rp->family != &family_tracepoint) {
 		/* the variables of such a point come from debug
-		 * information: without it the list would be empty */
+		 * information: without it the list would be empty (a
+		 * tracepoint's prototype that is not known prints what is) */
 		error_at(n->loc, _("'%s' in probe '%s' needs debug information, "
 				   "which is not supported yet"), n->name,
 			 probe_text(sc));

@@ -541,9 +541,16 @@ static const char *cast_module(Node *n, ResolvedPoint *rp, bool *ok)
 	return m;
 }
 
+/* The pointer type to t, one per t (printers are shared by type). */
 static const DiType *pointer_to(const DiType *t)
 {
+	static Vec from, to;
+	for (int i = 0; i < from.len; i++)
+		if (from.data[i] == t)
+			return to.data[i];
 	DiType *p = NEW(DiType);
+	vec_push(&from, (void *)t);
+	vec_push(&to, p);
 	p->kind = DI_TYPE_POINTER;
 	p->size = 8;
 	p->target = t;

@@ -140,6 +140,8 @@ void fmt_item_lit(Vec *v, const char *s);
 FmtDirective *fmt_item_conv(Vec *v, FmtConv conv);
 void print_items(Body *b, Vec *items, Node **nodes, Val *vals, int n,
 		 const char *dst, Loc loc);
+/* The static table of a format's items (in the declarations); its name. */
+const char *fmt_table_of(Emitter *e, Vec *items);
 
 /* ---- target_expr.c ---- */
 Val ex_target(Body *b, Node *n);
