@@ -516,6 +516,10 @@ tapc_dist_files = \
 	testsuite/run/di_entry_call.args \
 	testsuite/run/di_entry_call.out \
 	testsuite/run/di_entry_call.stp \
+	testsuite/run/di_entry_call_btf.args \
+	testsuite/run/di_entry_call_btf.env \
+	testsuite/run/di_entry_call_btf.out \
+	testsuite/run/di_entry_call_btf.stp \
 	testsuite/run/di_inline.args \
 	testsuite/run/di_inline.out \
 	testsuite/run/di_inline.stp \
