@@ -607,16 +607,36 @@ static void statement_lines(Resolver *r, const DiFunction *f,
 			lines = di_function_lines(f, lo, INT_MAX);
 		int want = lines.len && nearest && lo == hi
 			? ((DiLine *)lines.data[0])->src.line : -1;
+		int made = 0;
 		for (int j = 0; j < lines.len; j++) {
 			const DiLine *l = lines.data[j];
 			if (want >= 0 && l->src.line != want)
 				continue;
+			/* its own lines, not those of a function inlined
+			 * into it from above it in the file (as stap) */
+			if (l->src.line < f->decl.line)
+				continue;
+			made++;
 			/* stap names a .nearest point by the line asked for */
 			int shown = nearest && lo == hi ? lo : l->src.line;
 			const char *file = l->src.file ? l->src.file : f->decl.file;
 			const char *arg = as_function ? function_text(f)
 				: xsprintf("%s@%s:%d", f->name, file ? file : "?", shown);
 			make_point(r, point_named(r, r->pp, arg), f, l->pc);
+		}
+		if (made || as_function || nearest || lo != hi)
+			continue;
+		/* "did you mean": the lines near it that have code */
+		Vec near = di_function_lines(f, lo > 10 ? lo - 10 : 0, hi + 10);
+		const char *want_text = comp_str(r->pp->comps.data[r->fi]);
+		for (int j = 0; j < near.len; j++) {
+			const DiLine *l = near.data[j];
+			if (l->src.line < f->decl.line)
+				continue;
+			const char *file = l->src.file ? l->src.file : f->decl.file;
+			const char *c = xsprintf("%s@%s:%d", f->name, file ? file : "?",
+						 l->src.line);
+			family_near_miss(r->pp, r->fi, want_text, c, c);
 		}
 	}
 }
