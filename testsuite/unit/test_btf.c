@@ -347,8 +347,12 @@ static const unsigned char build_id[20] = {
 	0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16
 };
 
-/* An ELF relocatable with .BTF (btf) and .notes (the GNU build-id). */
-static bool write_elf(const char *path, const void *btf, size_t btf_len)
+/* An ELF executable with .data (pad bytes, starting with a copy of the
+ * .BTF's header: a decoy, as the BPF objects the kernel embeds are), .BTF
+ * (btf), .notes (the GNU build-id) and a PT_NOTE program header over the
+ * notes, as a vmlinux has them.  *btf_off: where .BTF is in the file. */
+static bool write_elf(const char *path, const void *btf, size_t btf_len, size_t pad,
+		      uint64_t *btf_off)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0)
@@ -356,7 +360,7 @@ static bool write_elf(const char *path, const void *btf, size_t btf_len)
 	elf_version(EV_CURRENT);
 	Elf *e = elf_begin(fd, ELF_C_WRITE, NULL);
 	GElf_Ehdr eh;
-	if (!gelf_newehdr(e, ELFCLASS64))
+	if (!gelf_newehdr(e, ELFCLASS64) || !gelf_newphdr(e, 1))
 		return false;
 	gelf_getehdr(e, &eh);
 	eh.e_ident[EI_DATA] = ELFDATA2LSB;
@@ -364,20 +368,26 @@ static bool write_elf(const char *path, const void *btf, size_t btf_len)
 	eh.e_machine = EM_X86_64;
 	eh.e_version = EV_CURRENT;
 
-	static char shstr[] = "\0.shstrtab\0.BTF\0.notes";
+	/* names at 1, 11, 16, 23 */
+	static const char shstr[] = "\0.shstrtab\0.BTF\0.notes\0.data";
 	static unsigned char note[16 + 20];
 	uint32_t hdr[3] = { 4, 20, NT_GNU_BUILD_ID };
 	memcpy(note, hdr, 12);
 	memcpy(note + 12, "GNU", 4);
 	memcpy(note + 16, build_id, 20);
+	unsigned char *data = calloc(1, pad ? pad : 1);
+	if (pad >= 24)
+		memcpy(data, btf, 24);
 
-	struct { const char *name; int type; const void *d; size_t n; } secs[] = {
-		{ ".BTF", SHT_PROGBITS, btf, btf_len },
-		{ ".notes", SHT_NOTE, note, sizeof note },
-		{ ".shstrtab", SHT_STRTAB, shstr, sizeof shstr },
+	struct { int name, type; const void *d; size_t n; } secs[] = {
+		{ 23, SHT_PROGBITS, data, pad },
+		{ 11, SHT_PROGBITS, btf, btf_len },
+		{ 16, SHT_NOTE, note, sizeof note },
+		{ 1, SHT_STRTAB, shstr, sizeof shstr },
 	};
-	for (int i = 0; i < 3; i++) {
-		Elf_Scn *s = elf_newscn(e);
+	Elf_Scn *scn[4];
+	for (int i = 0; i < 4; i++) {
+		Elf_Scn *s = scn[i] = elf_newscn(e);
 		Elf_Data *d = elf_newdata(s);
 		d->d_buf = (void *)secs[i].d;
 		d->d_size = secs[i].n;
@@ -385,19 +395,24 @@ static bool write_elf(const char *path, const void *btf, size_t btf_len)
 		d->d_type = secs[i].type == SHT_NOTE ? ELF_T_NHDR : ELF_T_BYTE;
 		GElf_Shdr sh;
 		gelf_getshdr(s, &sh);
-		sh.sh_name = strstr(shstr + 1, secs[i].name) - shstr;
-		if (!strcmp(secs[i].name, ".BTF"))
-			sh.sh_name = 11;
+		sh.sh_name = secs[i].name;
 		sh.sh_type = secs[i].type;
 		sh.sh_addralign = d->d_align;
 		gelf_update_shdr(s, &sh);
-		if (i == 2)
-			eh.e_shstrndx = elf_ndxscn(s);
 	}
+	eh.e_shstrndx = elf_ndxscn(scn[3]);
 	gelf_update_ehdr(e, &eh);
-	bool ok = elf_update(e, ELF_C_WRITE) > 0;
+	bool ok = elf_update(e, ELF_C_NULL) > 0;    /* lay it out */
+	GElf_Shdr notes, b;
+	gelf_getshdr(scn[2], &notes);
+	gelf_getshdr(scn[1], &b);
+	*btf_off = b.sh_offset;
+	GElf_Phdr ph = { .p_type = PT_NOTE, .p_offset = notes.sh_offset,
+			 .p_filesz = notes.sh_size, .p_memsz = notes.sh_size, .p_align = 4 };
+	ok = ok && gelf_update_phdr(e, 0, &ph) && elf_update(e, ELF_C_WRITE) > 0;
 	elf_end(e);
 	close(fd);
+	free(data);
 	return ok;
 }
 
@@ -511,11 +526,29 @@ static void test_images(void)
 	size_t klen;
 	void *kraw = raw(k, &klen);
 	const char *elf = xsprintf("%s/vmlinux", dir);
-	CHECK(write_elf(elf, kraw, klen));
+	uint64_t btf_off;
+	CHECK(write_elf(elf, kraw, klen, 4096, &btf_off));
 	unsigned char *elfdata;
 	size_t elflen;
 	CHECK(read_all(elf, &elfdata, &elflen));
 	check_image(elf, kraw, klen);       /* a plain ELF */
+	/* xz and gzip unpack a MiB at a time, keeping only what they need:
+	 * a .BTF header split across two of them is found all the same */
+	for (size_t cut = 1; cut < 24; cut += 11) {
+		const char *big = xsprintf("%s/vmlinux-%zu", dir, cut);
+		CHECK(write_elf(big, kraw, klen, 0, &btf_off));  /* where .data is */
+		CHECK(write_elf(big, kraw, klen, (1 << 20) - cut - btf_off, &btf_off));
+		CHECK(btf_off == (1 << 20) - cut);
+		unsigned char *bigdata;
+		size_t biglen;
+		CHECK(read_all(big, &bigdata, &biglen));
+		for (const char *k = "xg"; *k; k++) {
+			const char *img = xsprintf("%s/vmlinuz-%zu%c", dir, cut, *k);
+			CHECK(write_bzimage(img, *k, bigdata, biglen));
+			check_image(img, kraw, klen);
+		}
+		free(bigdata);
+	}
 	const char packs[] = "xzg";
 	for (int i = 0; i < 3; i++) {
 		const char *img = xsprintf("%s/vmlinuz-%c", dir, packs[i]);

@@ -22,6 +22,7 @@ Session sess;  /* options.c is not linked here */
 
 /* The fixture kernel.  Line numbers matter: line_of() finds them. */
 static const char kernel_c[] =
+	"#include \"fx.h\"\n"
 	"struct fx_flags {\n"
 	"	unsigned int a : 3;\n"
 	"	unsigned int b : 5;\n"
@@ -39,7 +40,7 @@ static const char kernel_c[] =
 	"}\n"
 	"__attribute__((noinline)) int fx_callee(int x)\n"
 	"{\n"
-	"	fx_sink += x;\n"
+	"	fx_sink += fx_hdr(x);\n"
 	"	return fx_sink;\n"
 	"}\n"
 	"__attribute__((noinline)) int fx_main(struct fx_flags *f, enum fx_color c)\n"
@@ -58,12 +59,33 @@ static const char kernel_c[] =
 	"	/* nothing here */\n"
 	"	return total;\n"
 	"}\n"
+	"__attribute__((noinline)) int fx_ev(int a)\n"
+	"{\n"
+	"	fx_callee(1);\n"
+	"	fx_sink = 3;\n"
+	"	return fx_sink;\n"
+	"}\n"
+	"struct fx_pair { long lo; long hi; };\n"
+	"__attribute__((noinline)) long fx_pieces(struct fx_pair p)\n"
+	"{\n"
+	"	fx_sink += p.lo;\n"
+	"	return p.hi * fx_sink;\n"
+	"}\n"
 	"void fx_entry(void)\n"
 	"{\n"
 	"	struct fx_flags f = { 1, 2, 3, { 0 } };\n"
-	"	fx_sink = fx_main(&f, FX_GREEN) + fx_gflags.c;\n"
+	"	fx_sink = fx_main(&f, FX_GREEN) + fx_gflags.c + fx_ev(2);\n"
+	"	fx_sink += fx_pieces((struct fx_pair){ 1, 2 });\n"
 	"	for (;;)\n"
 	"		;\n"
+	"}\n";
+
+/* A header of the fixture kernel, with an inline function. */
+static const char header_h[] =
+	"extern volatile int fx_sink;\n"
+	"static inline __attribute__((always_inline)) int fx_hdr(int v)\n"
+	"{\n"
+	"	return v ^ fx_sink;\n"
 	"}\n";
 
 /* A unit built without optimisation: a real prologue, variables on the
@@ -75,11 +97,14 @@ static const char plain_c[] =
 	"	return s * 2;\n"
 	"}\n";
 
-/* The fixture module (a relocatable object, as a .ko is). */
+/* The fixture module (a relocatable object, as a .ko is), in DWARF 2:
+ * members at DW_OP_plus_uconst, bitfields counted from the high bit. */
 static const char module_c[] =
 	"extern int printk(const char *, ...);\n"
 	"struct fxm_state { int count; const char *name; };\n"
 	"struct fxm_state fxm_state;\n"
+	"struct fxm_bits { unsigned int a : 3; unsigned int b : 5; int c; };\n"
+	"struct fxm_bits fxm_bits;\n"
 	"int fxm_open(struct fxm_state *s, const char *name)\n"
 	"{\n"
 	"	s->count++;\n"
@@ -114,6 +139,7 @@ static bool make_tree(void)
 	write_file_atomic(xsprintf("%s/fx.c", tree), kernel_c, strlen(kernel_c));
 	write_file_atomic(xsprintf("%s/fx-mod.c", tree), module_c, strlen(module_c));
 	write_file_atomic(xsprintf("%s/fx0.c", tree), plain_c, strlen(plain_c));
+	write_file_atomic(xsprintf("%s/fx.h", tree), header_h, strlen(header_h));
 	make_dirs(xsprintf("%s/include/config", tree));
 	const char *rel = "9.9.9-tapc-fixture\n";
 	write_file_atomic(xsprintf("%s/include/config/kernel.release", tree), rel,
@@ -123,8 +149,10 @@ static bool make_tree(void)
 			    "gcc -g -O2 -fno-pie -no-pie -static -nostdlib "
 			    "-fno-asynchronous-unwind-tables -Wl,--build-id -Wl,-e,fx_entry "
 			    "-o vmlinux fx.c fx0.o 2>/dev/null && "
-			    "mkdir -p kernel/drivers && gcc -g -O2 -c fx-mod.c "
-			    "-o kernel/drivers/fx-mod.ko 2>/dev/null", tree));
+			    "mkdir -p kernel/drivers && gcc -gdwarf-2 -gstrict-dwarf -O2 -c fx-mod.c "
+			    "-o kernel/drivers/fx-mod.ko 2>/dev/null && "
+			    "mkdir stripped && objcopy --strip-debug vmlinux stripped/vmlinux",
+			    tree));
 }
 
 static const DiVariable *find_var(const Vec *v, const char *name)
@@ -158,13 +186,11 @@ static void test_finding(void)
 static void test_functions(void)
 {
 	Vec v = di_functions(NULL, "fx_*", NULL, false);
-	CHECK(v.len == 4);
-	if (v.len == 4) {
-		CHECK(!strcmp(((DiFunction *)vec_get(&v, 0))->name, "fx_callee"));
-		CHECK(!strcmp(((DiFunction *)vec_get(&v, 1))->name, "fx_entry"));
-		CHECK(!strcmp(((DiFunction *)vec_get(&v, 2))->name, "fx_main"));
-		CHECK(!strcmp(((DiFunction *)vec_get(&v, 3))->name, "fx_plain"));
-	}
+	const char *names[] = { "fx_callee", "fx_entry", "fx_ev", "fx_main", "fx_pieces",
+				"fx_plain" };
+	CHECK(v.len == 6);
+	for (int i = 0; i < v.len && i < 6; i++)
+		CHECK(!strcmp(((DiFunction *)vec_get(&v, i))->name, names[i]));
 	Vec exact = di_functions(NULL, "fx_main", NULL, false);
 	CHECK(exact.len == 1);
 	const DiFunction *f = exact.len ? vec_get(&exact, 0) : NULL;
@@ -176,7 +202,7 @@ static void test_functions(void)
 	CHECK(f->low_pc == f->entry_pc && f->high_pc > f->low_pc);
 	CHECK(f->ret && !strcmp(di_type_text(f->ret), "int"));
 	CHECK(f->params.len == 2);
-	CHECK(v.len == 4 && f == vec_get(&v, 2));    /* one DiFunction per function */
+	CHECK(v.len == 6 && f == vec_get(&v, 3));    /* one DiFunction per function */
 
 	/* file globs: the path and its last components */
 	CHECK(di_functions(NULL, "fx_main", "fx.c", false).len == 1);
@@ -194,10 +220,14 @@ static void test_functions(void)
 		CHECK(g->entry_pc >= f->low_pc && g->entry_pc < f->high_pc);
 		CHECK(g->decl.line == line_of(kernel_c, "static inline"));
 		CHECK(di_probe_pc(g) == g->entry_pc);
+		CHECK(di_function_at(NULL, g->entry_pc) == f);   /* where it is inlined */
 		CHECK(g->params.len == 1 &&
 		      !strcmp(((DiVariable *)vec_get(&g->params, 0))->name, "v"));
 	}
 
+	CHECK(di_function_at(NULL, f->entry_pc) == f);
+	CHECK(di_function_at(NULL, f->high_pc - 1) == f);
+	CHECK(di_function_at(NULL, 1) == NULL);
 	/* optimised code: the probe goes on the entry, where the locations
 	 * of the parameters are exact; with -P after the prologue, at the
 	 * first line after the function's opening line */
@@ -222,6 +252,50 @@ static void test_functions(void)
 	const DiVariable *total = find_var(&at_entry, "total");
 	CHECK(total && !total->is_param && !strcmp(di_type_text(total->type), "int"));
 	CHECK(find_var(&at_entry, "blockvar") == NULL);   /* not in its block */
+}
+
+/* Locations that are expressions: a parameter's value at the function's
+ * entry (DW_OP_entry_value, its operand expression after it) and a
+ * struct passed in two registers (pieces). */
+static void test_expressions(void)
+{
+	Vec v = di_functions(NULL, "fx_ev", NULL, false);
+	CHECK(v.len == 1);
+	if (v.len == 1) {
+		const DiFunction *f = vec_get(&v, 0);
+		int line = line_of(kernel_c, "	fx_sink = 3;");
+		Vec lines = di_function_lines(f, line, line);
+		CHECK(lines.len == 1);
+		Vec at_entry = di_variables_at(f, f->entry_pc);
+		const DiVariable *a = find_var(&at_entry, "a");
+		CHECK(a && a->loc.kind == DI_LOC_REG && a->loc.reg == 5);
+		if (lines.len == 1) {
+			Vec later = di_variables_at(f, ((DiLine *)vec_get(&lines, 0))->pc);
+			a = find_var(&later, "a");
+			CHECK(a && a->loc.kind == DI_LOC_EXPR && a->loc.expr_len == 3);
+			if (a && a->loc.kind == DI_LOC_EXPR && a->loc.expr_len == 3) {
+				CHECK(a->loc.expr[0].op == DW_OP_entry_value &&
+				      a->loc.expr[0].n1 == 1);
+				CHECK(a->loc.expr[1].op == DW_OP_reg5);
+				CHECK(a->loc.expr[2].op == DW_OP_stack_value);
+			}
+		}
+	}
+	v = di_functions(NULL, "fx_pieces", NULL, false);
+	CHECK(v.len == 1);
+	if (v.len == 1) {
+		const DiFunction *f = vec_get(&v, 0);
+		Vec vars = di_variables_at(f, f->entry_pc);
+		const DiVariable *p = find_var(&vars, "p");
+		CHECK(p && !strcmp(di_type_text(p->type), "struct fx_pair"));
+		CHECK(p && p->loc.kind == DI_LOC_EXPR && p->loc.expr_len == 4);
+		if (p && p->loc.kind == DI_LOC_EXPR && p->loc.expr_len == 4) {
+			CHECK(p->loc.expr[0].op == DW_OP_reg5);
+			CHECK(p->loc.expr[1].op == DW_OP_piece && p->loc.expr[1].n1 == 8);
+			CHECK(p->loc.expr[2].op == DW_OP_reg4);
+			CHECK(p->loc.expr[3].op == DW_OP_piece && p->loc.expr[3].n1 == 8);
+		}
+	}
 }
 
 /* Code built without optimisation: the probe after the prologue, and
@@ -278,7 +352,7 @@ static void test_blocks_lines_labels(void)
 		      ((DiLine *)vec_get(&all, i))->src.line);
 
 	/* source lines by file; a line without code and nearest */
-	int cline = line_of(kernel_c, "	fx_sink += x;");
+	int cline = line_of(kernel_c, "	fx_sink += fx_hdr(x);");
 	Vec sl = di_source_lines(NULL, "fx.c", cline, cline, false);
 	CHECK(sl.len == 1);
 	if (sl.len == 1) {
@@ -293,6 +367,42 @@ static void test_blocks_lines_labels(void)
 		CHECK(((DiLine *)vec_get(&near, 0))->src.line ==
 		      line_of(kernel_c, "	return total;"));
 	CHECK(di_source_lines(NULL, "other.c", 1, 100, true).len == 0);
+	/* a header's line: where the units that include it have its code */
+	Vec hl = di_source_lines(NULL, "fx.h", 4, 4, false);
+	CHECK(hl.len == 1);
+	if (hl.len == 1) {
+		const DiLine *l = vec_get(&hl, 0);
+		CHECK(!strcmp(l->src.file, "fx.h") && l->src.line == 4);
+		CHECK(l->func && !strcmp(l->func->name, "fx_callee"));
+	}
+	CHECK(di_source_lines(NULL, "fx.h", 4, 4, false).len == 1);
+	/* a glob for both files: each file's lines, once each, in order */
+	Vec both = di_source_lines(NULL, "fx.[ch]", 1, 1000, false);
+	int in_h = 0, in_c = 0, prev = 0;
+	const char *pfile = NULL;
+	for (int i = 0; i < both.len; i++) {
+		const DiLine *l = vec_get(&both, i);
+		in_h += !strcmp(l->src.file, "fx.h");
+		in_c += !strcmp(l->src.file, "fx.c");
+		if (l->src.file == pfile)
+			CHECK(l->src.line > prev);
+		pfile = l->src.file;
+		prev = l->src.line;
+	}
+	CHECK(in_h >= 1 && in_c >= 10 && in_h + in_c == both.len);
+	/* a range that ends without code: its last lines stand for the next
+	 * one with code; one that ends with code takes nothing more */
+	int sink = line_of(kernel_c, "	total += fx_sink;");
+	CHECK(di_source_lines(NULL, "fx.c", sink, empty, false).len == 1);
+	Vec range = di_source_lines(NULL, "fx.c", sink, empty, true);
+	CHECK(range.len == 2);
+	if (range.len == 2) {
+		CHECK(((DiLine *)vec_get(&range, 0))->src.line == sink);
+		CHECK(((DiLine *)vec_get(&range, 1))->src.line ==
+		      line_of(kernel_c, "	return total;"));
+	}
+	CHECK(di_source_lines(NULL, "fx.c", sink - 1, sink, true).len ==
+	      di_source_lines(NULL, "fx.c", sink - 1, sink, false).len);
 
 	/* labels */
 	Vec labels = di_function_labels(f, "o*");
@@ -319,10 +429,16 @@ static void test_blocks_lines_labels(void)
 		const DiFunction *e = vec_get(&entry, 0);
 		CHECK(di_function_callees(e, "fx_callee", 1).len == 0);
 		Vec deep = di_function_callees(e, "fx_callee", 2);
-		CHECK(deep.len == 1);
-		if (deep.len == 1)
-			CHECK(!strcmp(((DiCallSite *)vec_get(&deep, 0))->caller->name,
-				      "fx_main"));
+		CHECK(deep.len == 2);   /* from fx_main and from fx_ev */
+		bool from_main = false, from_ev = false;
+		for (int i = 0; i < deep.len; i++) {
+			const DiCallSite *c = vec_get(&deep, i);
+			from_main |= !strcmp(c->caller->name, "fx_main");
+			from_ev |= !strcmp(c->caller->name, "fx_ev");
+			CHECK(!strcmp(c->callee->name, "fx_callee"));
+		}
+		CHECK(from_main && from_ev);
+		CHECK(di_function_callees(e, "fx_*", 1).len == 3);
 	}
 
 	/* the frame: at a function's first instruction the CFA is rsp + 8 */
@@ -427,7 +543,7 @@ static void test_module(void)
 		return;
 	const DiFunction *f = vec_get(&v, 0);
 	CHECK(!strcmp(f->name, "fxm_open") && f->module == di_module("fx_mod"));
-	CHECK(f->decl.line == 4 && !strcmp(f->decl.file, "fx-mod.c"));
+	CHECK(f->decl.line == 6 && !strcmp(f->decl.file, "fx-mod.c"));
 	Vec vars = di_variables_at(f, f->entry_pc);
 	CHECK(vars.len == 2);
 	const DiVariable *s = find_var(&vars, "s"), *n = find_var(&vars, "name");
@@ -435,6 +551,17 @@ static void test_module(void)
 	CHECK(n && n->loc.kind == DI_LOC_REG && n->loc.reg == 4);
 	CHECK(s && !strcmp(di_type_text(s->type), "struct fxm_state*"));
 	CHECK(di_functions("fx_mod", "fx_main", NULL, false).len == 0);
+	CHECK(di_function_at("fx_mod", f->entry_pc + 1) == f);
+	CHECK(di_function_at("no_such_mod", f->entry_pc) == NULL);
+	const DiType *bits = di_find_type("fx_mod", "struct fxm_bits");
+	CHECK(bits && bits->size == 8 && bits->members.len == 3);
+	if (bits && bits->members.len == 3) {
+		const DiMember *a = vec_get(&bits->members, 0), *b = vec_get(&bits->members, 1);
+		const DiMember *c = vec_get(&bits->members, 2);
+		CHECK(a->bit_offset == 0 && a->bit_size == 3);
+		CHECK(b->bit_offset == 3 && b->bit_size == 5);
+		CHECK(c->bit_offset == 32 && c->bit_size == 0);
+	}
 	const DiVariable *g = di_find_global("fx_mod", "fxm_state", NULL);
 	CHECK(g && g->loc.kind == DI_LOC_ADDR);
 	/* an unknown module: no DWARF, and a message naming where */
@@ -462,7 +589,7 @@ static void test_cache(void)
 	const DiModule *m2 = dwarf_open(NULL, vmlinux, &why);
 	CHECK(m2 != NULL);
 	if (m2) {
-		CHECK(dwarf_functions(m2, "fx_*", NULL, false).len == 4);
+		CHECK(dwarf_functions(m2, "fx_*", NULL, false).len == 6);
 		CHECK(stat(idx, &st) == 0 && st.st_size == full);
 	}
 	/* a changed byte in the header (the build-id) */
@@ -477,7 +604,7 @@ static void test_cache(void)
 	/* an offset pointing past the end */
 	fp = fopen(idx, "r+");
 	if (fp) {
-		fseek(fp, 8 + 8 + 80 + 16 + 40, SEEK_SET);   /* off_funcs */
+		fseek(fp, 8 + 8 + 80 + 16 + 48, SEEK_SET);   /* off_funcs */
 		uint64_t bad = (uint64_t)full * 2;
 		fwrite(&bad, sizeof bad, 1, fp);
 		fclose(fp);
@@ -505,9 +632,20 @@ static void test_env_path(void)
 	int st = 0;
 	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
 	      WEXITSTATUS(st) == 0);
+	/* a file without DWARF is passed over, and named when nothing has */
 	pid = fork();
 	if (pid == 0) {
-		setenv("SYSTEMTAP_DEBUGINFO_PATH", xsprintf("/nonexistent:%s", tree), 1);
+		setenv("SYSTEMTAP_DEBUGINFO_PATH", xsprintf("%s/stripped", tree), 1);
+		const char *why = di_why_no_dwarf(NULL);
+		_exit(di_source(NULL) != DI_SRC_DWARF && why &&
+		      strstr(why, xsprintf("%s/stripped/vmlinux: no DWARF", tree)) ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	      WEXITSTATUS(st) == 0);
+	pid = fork();
+	if (pid == 0) {
+		setenv("SYSTEMTAP_DEBUGINFO_PATH", xsprintf("+:/nonexistent:%s/stripped:%s",
+							    tree, tree), 1);
 		_exit(di_source(NULL) == DI_SRC_DWARF && di_source("fx_mod") == DI_SRC_DWARF
 		      ? 0 : 1);
 	}
@@ -531,6 +669,7 @@ int main(void)
 	test_finding();
 	test_functions();
 	test_unoptimised();
+	test_expressions();
 	test_blocks_lines_labels();
 	test_types();
 	test_globals();

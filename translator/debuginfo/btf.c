@@ -477,6 +477,286 @@ static bool find_payload(const unsigned char *p, size_t len, size_t *off, size_t
 	return false;
 }
 
+/* ---- the vmlinux's .BTF and notes as the payload unpacks ----
+ * An xz kernel unpacks through a 32 MiB dictionary into 65 MB: holding
+ * the whole vmlinux doubled the peak memory (107 MB for 6.1).  Streamed,
+ * only what is wanted is kept: the program headers (from the start) say
+ * where the notes are; the .BTF is found by its header (magic 0xeB9F,
+ * version 1, its lengths) as it goes by; the section headers, at the end,
+ * confirm that a section is exactly there.  Anything unexpected gives up,
+ * and the caller unpacks the whole image instead. */
+
+#define HEAD_MAX 4096           /* the ELF header and program headers */
+#define CANDS 4                 /* .BTF headers kept: the kernel embeds
+				 * small BPF objects with their own */
+#define GRABS_MAX (1 + CANDS + 6) /* section headers, .BTF, notes */
+#define BTF_HDR 24              /* struct btf_header */
+
+typedef struct Grab {
+	uint64_t off, len;
+	unsigned char *buf;
+} Grab;
+
+typedef struct Stream {
+	uint64_t pos;           /* offset of the next byte fed */
+	unsigned char head[HEAD_MAX];
+	size_t head_len;
+	bool parsed, bad;
+	Grab grabs[GRABS_MAX];  /* [0]: section headers, [1..CANDS]: what
+				 * may be the .BTF, then the notes */
+	int ngrabs, ncands;
+	unsigned char carry[BTF_HDR - 1]; /* the last bytes fed, for a .BTF
+					   * header split across two feeds */
+	size_t carry_len;
+} Stream;
+
+static uint16_t le16(const unsigned char *p)
+{
+	return p[0] | p[1] << 8;
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* Keep [off, off + len) in grabs[i]; off may be before the next byte
+ * only by what the caller copies itself. */
+static void grab_add(Stream *st, int i, uint64_t off, uint64_t len)
+{
+	if (len == 0 || len > (32u << 20) || off + BTF_HDR < st->pos) {
+		st->bad = true;
+		return;
+	}
+	st->grabs[i].off = off;
+	st->grabs[i].len = len;
+	st->grabs[i].buf = xrealloc_heap(NULL, len);
+}
+
+/* A .BTF header at absolute offset off: keep what follows, while there
+ * is room for candidates (more of them: give up); callers check first
+ * that the header's lengths are those of a real one. */
+static void cand_add(Stream *st, uint64_t off, uint64_t len)
+{
+	if (len > (32u << 20))
+		return;         /* no kernel's; bytes that look like a header */
+	if (st->ncands == CANDS) {
+		st->bad = true;
+		return;
+	}
+	grab_add(st, 1 + st->ncands++, off, len);
+}
+
+/* The ELF header and program headers, once the head has them. */
+static void stream_parse(Stream *st)
+{
+	const unsigned char *h = st->head;
+	if (st->head_len < 64)
+		return;
+	if (memcmp(h, ELFMAG, SELFMAG) || h[EI_CLASS] != ELFCLASS64 ||
+	    h[EI_DATA] != ELFDATA2LSB) {
+		st->bad = true;
+		return;
+	}
+	uint64_t phoff = le64(h + 32), shoff = le64(h + 40);
+	unsigned phentsize = le16(h + 54), phnum = le16(h + 56);
+	unsigned shentsize = le16(h + 58), shnum = le16(h + 60);
+	if (phentsize < 56 || shentsize < 64 || phoff > HEAD_MAX ||
+	    phnum > (HEAD_MAX - phoff) / phentsize) {
+		st->bad = true;
+		return;
+	}
+	if (st->head_len < phoff + (uint64_t)phnum * phentsize)
+		return;         /* not all there yet */
+	st->parsed = true;
+	st->ngrabs = 1 + CANDS;
+	grab_add(st, 0, shoff, (uint64_t)shnum * shentsize);
+	for (unsigned i = 0; i < phnum && !st->bad; i++) {
+		const unsigned char *ph = h + phoff + (uint64_t)i * phentsize;
+		if (le32(ph) != PT_NOTE)
+			continue;
+		if (st->ngrabs == GRABS_MAX) {
+			st->bad = true;
+			break;
+		}
+		grab_add(st, st->ngrabs++, le64(ph + 8), le64(ph + 32));
+	}
+}
+
+/* A .BTF header at p (24 bytes at absolute offset at): the .BTF's whole
+ * length, or 0 when it is not one. */
+static uint64_t btf_header_len(const unsigned char *p)
+{
+	if (le16(p) != 0xeB9F || p[2] != 1 || le32(p + 4) != BTF_HDR)
+		return 0;
+	uint64_t type_end = (uint64_t)le32(p + 8) + le32(p + 12);
+	uint64_t str_end = (uint64_t)le32(p + 16) + le32(p + 20);
+	return BTF_HDR + (type_end > str_end ? type_end : str_end);
+}
+
+static void stream_copy(Stream *st, const unsigned char *p, size_t n, uint64_t at)
+{
+	for (int i = 0; i < st->ngrabs; i++) {
+		Grab *g = &st->grabs[i];
+		if (!g->buf || at + n <= g->off || at >= g->off + g->len)
+			continue;
+		uint64_t from = at > g->off ? at : g->off;
+		uint64_t to = at + n < g->off + g->len ? at + n : g->off + g->len;
+		memcpy(g->buf + (from - g->off), p + (from - at), to - from);
+	}
+}
+
+/* Look for .BTF headers in what starts at absolute offset at. */
+static void stream_find_btf(Stream *st, const unsigned char *p, size_t n, uint64_t at)
+{
+	for (size_t i = 0; i + BTF_HDR <= n && !st->bad; i++) {
+		if (p[i] != 0x9f || p[i + 1] != 0xeb)
+			continue;
+		uint64_t len = btf_header_len(p + i);
+		if (len)
+			cand_add(st, at + i, len);
+	}
+}
+
+static void stream_feed(Stream *st, const unsigned char *p, size_t n)
+{
+	if (st->bad || n == 0)
+		return;
+	if (st->head_len < HEAD_MAX) {
+		size_t k = n < HEAD_MAX - st->head_len ? n : HEAD_MAX - st->head_len;
+		memcpy(st->head + st->head_len, p, k);
+		st->head_len += k;
+	}
+	if (!st->parsed)
+		stream_parse(st);
+	if (st->parsed) {
+		/* a header that began in the previous feed */
+		unsigned char joint[2 * (BTF_HDR - 1)];
+		size_t k = n < BTF_HDR - 1 ? n : BTF_HDR - 1;
+		memcpy(joint, st->carry, st->carry_len);
+		memcpy(joint + st->carry_len, p, k);
+		uint64_t at = st->pos - st->carry_len;
+		for (size_t i = 0; i < st->carry_len && !st->bad; i++) {
+			uint64_t len = i + BTF_HDR <= st->carry_len + k && joint[i] == 0x9f
+				? btf_header_len(joint + i) : 0;
+			if (!len)
+				continue;
+			int before = st->ncands;
+			cand_add(st, at + i, len);
+			if (st->bad || st->ncands == before)
+				continue;
+			/* its first bytes, fed before */
+			Grab *g = &st->grabs[st->ncands];
+			memcpy(g->buf, joint + i, st->carry_len - i < len ? st->carry_len - i : len);
+		}
+		stream_find_btf(st, p, n, st->pos);
+	}
+	if (st->bad)
+		return;
+	stream_copy(st, p, n, st->pos);
+	/* keep the last bytes for the next feed */
+	if (n >= BTF_HDR - 1) {
+		memcpy(st->carry, p + n - (BTF_HDR - 1), BTF_HDR - 1);
+		st->carry_len = BTF_HDR - 1;
+	} else {
+		size_t keep = st->carry_len + n > BTF_HDR - 1 ? BTF_HDR - 1 - n : st->carry_len;
+		memmove(st->carry, st->carry + st->carry_len - keep, keep);
+		memcpy(st->carry + keep, p, n);
+		st->carry_len = keep + n;
+	}
+	st->pos += n;
+}
+
+static void stream_free(Stream *st)
+{
+	for (int i = 0; i < GRABS_MAX; i++)
+		free(st->grabs[i].buf);
+}
+
+/* What the stream found, when it all fits: a section of type PROGBITS
+ * exactly where the .BTF is, and the notes' build-id. */
+static bool stream_result(Stream *st, ElfBtf *out)
+{
+	if (st->bad || !st->parsed)
+		return false;
+	for (int i = 0; i < st->ngrabs; i++)    /* the image ended first */
+		if (st->grabs[i].buf && st->grabs[i].off + st->grabs[i].len > st->pos &&
+		    (i == 0 || i > CANDS))
+			return false;
+	Grab *sh = &st->grabs[0], *b = NULL;
+	unsigned shentsize = le16(st->head + 58);
+	for (uint64_t o = 0; o + shentsize <= sh->len && !b; o += shentsize) {
+		const unsigned char *e = sh->buf + o;
+		for (int c = 1; c <= st->ncands && !b; c++)
+			if (le32(e + 4) == SHT_PROGBITS && le64(e + 24) == st->grabs[c].off &&
+			    le64(e + 32) == st->grabs[c].len &&
+			    st->grabs[c].off + st->grabs[c].len <= st->pos)
+				b = &st->grabs[c];
+	}
+	if (!b)
+		return false;   /* none, or a vmlinux without BTF: the slow way says */
+	memset(out, 0, sizeof *out);
+	for (int i = 1 + CANDS; i < st->ngrabs && !out->build_id; i++)
+		out->build_id = build_id_in_notes(st->grabs[i].buf, st->grabs[i].len);
+	if (!out->build_id)
+		return false;   /* the section headers may know of notes */
+	out->btf.data = b->buf;
+	out->btf.len = b->len;
+	b->buf = NULL;
+	return true;
+}
+
+/* Unpack an xz or gzip payload through stream_feed, 1 MiB at a time.
+ * false (the caller unpacks it whole) when the stream finds too little. */
+static bool unpack_streamed(const unsigned char *in, size_t len, ElfBtf *out)
+{
+	Packing k = packing_of(in, len);
+	if (k != PACK_XZ && k != PACK_GZIP)
+		return false;
+	size_t chunk = 1 << 20;
+	unsigned char *buf = xrealloc_heap(NULL, chunk);
+	Stream *st = xrealloc_heap(NULL, sizeof *st);
+	memset(st, 0, sizeof *st);
+	bool ended = false, failed = false;
+	if (k == PACK_XZ) {
+		lzma_stream z = LZMA_STREAM_INIT;
+		failed = lzma_stream_decoder(&z, UINT64_MAX, 0) != LZMA_OK;
+		z.next_in = in;
+		z.avail_in = len;
+		while (!failed && !ended && !st->bad && st->pos < UNPACK_LIMIT) {
+			z.next_out = buf;
+			z.avail_out = chunk;
+			lzma_ret r = lzma_code(&z, LZMA_FINISH);
+			stream_feed(st, buf, chunk - z.avail_out);
+			ended = r == LZMA_STREAM_END;
+			failed = r != LZMA_OK && r != LZMA_STREAM_END;
+		}
+		lzma_end(&z);
+	} else {
+		z_stream z;
+		memset(&z, 0, sizeof z);
+		failed = inflateInit2(&z, 16 + MAX_WBITS) != Z_OK ||
+			 len > (1u << 30);  /* one call's input, in uInt */
+		z.next_in = (unsigned char *)in;
+		z.avail_in = len;
+		while (!failed && !ended && !st->bad && st->pos < UNPACK_LIMIT) {
+			z.next_out = buf;
+			z.avail_out = chunk;
+			int r = inflate(&z, Z_NO_FLUSH);
+			stream_feed(st, buf, chunk - z.avail_out);
+			ended = r == Z_STREAM_END;
+			failed = (r != Z_OK && r != Z_STREAM_END) ||
+				 (z.avail_in == 0 && z.avail_out == chunk && !ended);
+		}
+		inflateEnd(&z);
+	}
+	bool ok = ended && !failed && stream_result(st, out);
+	stream_free(st);
+	free(st);
+	free(buf);
+	return ok;
+}
+
 /* The vmlinux inside the image at path: its .BTF and build-id. */
 static bool vmlinuz_btf(const char *path, ElfBtf *out, const char **why)
 {
@@ -497,6 +777,10 @@ static bool vmlinuz_btf(const char *path, ElfBtf *out, const char **why)
 		bytes_free(&z);
 		*why = xsprintf(_("%s: no xz, zstd or gzip payload found in the image"), path);
 		return false;
+	}
+	if (unpack_streamed(z.data + off, len, out)) {
+		bytes_free(&z);
+		return true;
 	}
 	/* The kernel's build appends the unpacked size to the payload. */
 	size_t hint = len >= 4 ? le32(z.data + off + len - 4) : 0;

@@ -316,6 +316,11 @@ const char *di_why_none(const char *module);
 Vec di_functions(const char *module, const char *func_glob,
 		 const char *file_glob, bool want_inline);
 
+/* The out-of-line function of module whose code holds pc (the one an
+ * inlined instance or a source line is in), or NULL.  DWARF only: a
+ * lookup of pc's compilation unit, not a table of every function. */
+const DiFunction *di_function_at(const char *module, uint64_t pc);
+
 /* The address where a probe on f's entry goes: after the prologue, where
  * its parameters are in their homes (DWARF: the line table's prologue
  * end; BTF and inlined instances: entry_pc). */

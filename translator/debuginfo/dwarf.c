@@ -109,8 +109,15 @@ typedef struct IxCu {
 	uint64_t cu;
 } IxCu;
 
+/* A file a compilation unit has line-table rows for (its own and the
+ * headers it includes), for source lines in headers. */
+typedef struct IxCuFile {
+	uint32_t file;          /* string table offset */
+	uint32_t cu;            /* index into the units */
+} IxCuFile;
+
 #define IX_MAGIC "TAPCDWI\n"
-#define IX_VERSION 1
+#define IX_VERSION 2
 
 typedef struct IxHeader {
 	char magic[8];
@@ -118,16 +125,17 @@ typedef struct IxHeader {
 	char build_id[80];      /* hex, NUL-padded */
 	uint64_t file_size;     /* of the index file itself */
 	uint64_t debug_size;    /* of the debug file it indexes */
-	uint64_t nfuncs, ntypes, nglobals, ncus, nstrs;
-	uint64_t off_funcs, off_types, off_globals, off_cus, off_strs;
+	uint64_t nfuncs, ntypes, nglobals, ncus, ncufiles, nstrs;
+	uint64_t off_funcs, off_types, off_globals, off_cus, off_cufiles, off_strs;
 } IxHeader;
 
 typedef struct Index {
 	const IxFunc *funcs;
 	const IxName *types, *globals;
 	const IxCu *cus;
+	const IxCuFile *cufiles;
 	const char *strs;
-	size_t nfuncs, ntypes, nglobals, ncus, nstrs;
+	size_t nfuncs, ntypes, nglobals, ncus, ncufiles, nstrs;
 } Index;
 
 static const char *ix_str(const Index *ix, uint32_t off)
@@ -151,6 +159,7 @@ typedef struct DwMod {
 	bool ix_ready;
 	OffMap funcs;           /* DIE offset -> DwFunc * */
 	OffMap types;           /* DIE offset -> DiType * */
+	OffMap named;           /* interned type key -> DiType * */
 } DwMod;
 
 /* A DiFunction with what dwarf.c needs to find it again. */
@@ -158,7 +167,7 @@ typedef struct DwFunc {
 	DiFunction f;           /* first */
 	uint64_t die;           /* its DIE (subprogram or inlined_subroutine) */
 	uint64_t outer;         /* inlined: the out-of-line function's DIE */
-	bool params_done;
+	int64_t decl_fidx;      /* its DW_AT_decl_file, -1 when none */
 } DwFunc;
 
 static Vec opened;              /* DwMod * */
@@ -288,8 +297,9 @@ typedef struct IxBuild {
 	IxFunc *funcs;
 	IxName *types, *globals;
 	IxCu *cus;
-	size_t nfuncs, ntypes, nglobals, ncus;
-	size_t cfuncs, ctypes, cglobals, ccus;
+	IxCuFile *cufiles;
+	size_t nfuncs, ntypes, nglobals, ncus, ncufiles;
+	size_t cfuncs, ctypes, cglobals, ccus, ccufiles;
 	StrBuf strs;
 	uint32_t *slots;        /* string hash: offset + 1 */
 	size_t nslots, nstr;
@@ -440,12 +450,35 @@ static void walk_body(IxBuild *b, Dwarf_Die *die, Dwarf_Die *cu, uint64_t outer)
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
+/* The files of the unit's line table, each once. */
+static void add_cu_files(IxBuild *b, Dwarf_Die *cu, uint32_t cu_index)
+{
+	Dwarf_Files *files;
+	size_t n;
+	if (dwarf_getsrcfiles(cu, &files, &n) != 0)
+		return;
+	const char *comp = cu_comp_dir(cu);
+	size_t first = b->ncufiles;
+	for (size_t i = 0; i < n; i++) {
+		const char *f = tree_path(dwarf_filesrc(files, i, NULL, NULL), comp);
+		uint32_t off = ix_intern(b, f);
+		bool seen = off == 0;
+		for (size_t j = first; j < b->ncufiles && !seen; j++)
+			seen = b->cufiles[j].file == off;
+		if (seen)
+			continue;
+		GROW(b, cufiles, ncufiles, ccufiles);
+		b->cufiles[b->ncufiles++] = (IxCuFile){ .file = off, .cu = cu_index };
+	}
+}
+
 static void walk_cu(IxBuild *b, Dwarf_Die *cu)
 {
 	const char *cname = tree_path(dwarf_diename(cu), cu_comp_dir(cu));
 	uint32_t cu_name = ix_intern(b, cname);
 	GROW(b, cus, ncus, ccus);
 	b->cus[b->ncus++] = (IxCu){ .name = cu_name, .cu = dwarf_dieoffset(cu) };
+	add_cu_files(b, cu, (uint32_t)(b->ncus - 1));
 	Dwarf_Die c;
 	if (dwarf_child(cu, &c) != 0)
 		return;
@@ -579,6 +612,7 @@ static char *ix_image(IxBuild *b, const char *build_id, uint64_t debug_size,
 	h.ntypes = b->ntypes;
 	h.nglobals = b->nglobals;
 	h.ncus = b->ncus;
+	h.ncufiles = b->ncufiles;
 	h.nstrs = b->strs.len;
 	size_t off = align8(sizeof h);
 	h.off_funcs = off;
@@ -589,6 +623,8 @@ static char *ix_image(IxBuild *b, const char *build_id, uint64_t debug_size,
 	off = align8(off + b->nglobals * sizeof(IxName));
 	h.off_cus = off;
 	off = align8(off + b->ncus * sizeof(IxCu));
+	h.off_cufiles = off;
+	off = align8(off + b->ncufiles * sizeof(IxCuFile));
 	h.off_strs = off;
 	off += b->strs.len;
 	h.file_size = off;
@@ -603,6 +639,8 @@ static char *ix_image(IxBuild *b, const char *build_id, uint64_t debug_size,
 		memcpy(img + h.off_globals, b->globals, b->nglobals * sizeof(IxName));
 	if (b->ncus)
 		memcpy(img + h.off_cus, b->cus, b->ncus * sizeof(IxCu));
+	if (b->ncufiles)
+		memcpy(img + h.off_cufiles, b->cufiles, b->ncufiles * sizeof(IxCuFile));
 	if (b->strs.len)
 		memcpy(img + h.off_strs, b->strs.data, b->strs.len);
 	*len = off;
@@ -628,6 +666,7 @@ static bool ix_attach(Index *ix, const char *img, size_t len,
 		{ h.off_types, h.ntypes, sizeof(IxName) },
 		{ h.off_globals, h.nglobals, sizeof(IxName) },
 		{ h.off_cus, h.ncus, sizeof(IxCu) },
+		{ h.off_cufiles, h.ncufiles, sizeof(IxCuFile) },
 		{ h.off_strs, h.nstrs, 1 },
 	};
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
@@ -641,11 +680,13 @@ static bool ix_attach(Index *ix, const char *img, size_t len,
 	ix->types = (const IxName *)(img + h.off_types);
 	ix->globals = (const IxName *)(img + h.off_globals);
 	ix->cus = (const IxCu *)(img + h.off_cus);
+	ix->cufiles = (const IxCuFile *)(img + h.off_cufiles);
 	ix->strs = img + h.off_strs;
 	ix->nfuncs = h.nfuncs;
 	ix->ntypes = h.ntypes;
 	ix->nglobals = h.nglobals;
 	ix->ncus = h.ncus;
+	ix->ncufiles = h.ncufiles;
 	ix->nstrs = h.nstrs;
 	return true;
 }
@@ -701,6 +742,7 @@ static void ix_build(DwMod *dm, const char *cache_path, uint64_t debug_size)
 	free(b.types);
 	free(b.globals);
 	free(b.cus);
+	free(b.cufiles);
 	free(b.slots);
 	free(b.type_seen);
 	sb_free(&b.strs);
@@ -727,9 +769,23 @@ static const Index *dm_index(DwMod *dm)
  * Opening a module
  */
 
+/* A candidate must hold its DWARF itself: no separate debug file looked
+ * up by build-id or debuglink (nor debuginfod), which would go past the
+ * search path kdebug.c was given. */
+static int no_separate_debuginfo(Dwfl_Module *mod, void **userdata,
+				 const char *modname, Dwarf_Addr base,
+				 const char *file_name, const char *debuglink_file,
+				 GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc;
+	*debuginfo_file_name = NULL;
+	return -1;
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = no_separate_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -851,9 +907,15 @@ static void conv_members(DwMod *dm, Dwarf_Die *die, DiType *t)
 		Dwarf_Attribute a;
 		Dwarf_Word w = 0;
 		uint64_t bits = 0;
-		if (dwarf_attr(&c, DW_AT_data_member_location, &a) &&
-		    dwarf_formudata(&a, &w) == 0)
-			bits = w * 8;
+		if (dwarf_attr(&c, DW_AT_data_member_location, &a)) {
+			Dwarf_Op *ops;
+			size_t nops;
+			if (dwarf_formudata(&a, &w) == 0)
+				bits = w * 8;
+			else if (dwarf_getlocation(&a, &ops, &nops) == 0 && nops == 1 &&
+				 ops[0].atom == DW_OP_plus_uconst)
+				bits = ops[0].number * 8;   /* DWARF 2's form */
+		}
 		if (dwarf_attr(&c, DW_AT_bit_size, &a) && dwarf_formudata(&a, &w) == 0)
 			mb->bit_size = (int)w;
 		if (dwarf_attr(&c, DW_AT_data_bit_offset, &a) &&
@@ -941,14 +1003,62 @@ static const DiType *conv_array(DwMod *dm, Dwarf_Die *die, DiType *t)
 	return t;
 }
 
+/* The key under which a named type is the same in every unit (interned;
+ * allocated only the first time), or NULL for one that has no name (made
+ * with whatever holds it). */
+static const char *named_key(Dwarf_Die *die)
+{
+	int tag = dwarf_tag(die);
+	const char *name = dwarf_diename(die);
+	if (!name)
+		return NULL;
+	char buf[768];
+	int size = dwarf_bytesize(die), n = -1;
+	Dwarf_Attribute a;
+	Dwarf_Word enc = 0;
+	switch (tag) {
+	case DW_TAG_base_type:
+		dwarf_formudata(dwarf_attr(die, DW_AT_encoding, &a), &enc);
+		n = snprintf(buf, sizeof buf, "%d %s %d %llu", tag, name, size,
+			     (unsigned long long)enc);
+		break;
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_class_type:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_typedef: {
+		int line = 0;
+		Dwarf_Die cu;
+		const char *file;
+		if (dwarf_decl_line(die, &line) != 0 || line <= 0 ||
+		    !dwarf_diecu(die, &cu, NULL, NULL) || !(file = die_decl_file(die, &cu)))
+			return NULL;
+		n = snprintf(buf, sizeof buf, "%d %s %d %d %s %d", tag, name, size,
+			     die_flag(die, DW_AT_declaration), file, line);
+		break;
+	}
+	default:
+		return NULL;
+	}
+	return n > 0 && (size_t)n < sizeof buf ? intern(buf) : NULL;
+}
+
 static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 {
 	uint64_t off = dwarf_dieoffset(die);
 	DiType *t = offmap_get(&dm->types, off);
 	if (t)
 		return t;
+	/* every unit has its own copy of the types it uses; a named one made
+	 * from the same declaration (name, size, file and line) is the same
+	 * type, made once for the whole module */
+	const char *key = named_key(die);
+	if (key && (t = offmap_get(&dm->named, (uint64_t)(uintptr_t)key)))
+		return t;
 	t = NEW(DiType);
 	offmap_put(&dm->types, off, t);
+	if (key)
+		offmap_put(&dm->named, (uint64_t)(uintptr_t)key, t);
 	const char *name = dwarf_diename(die);
 	t->name = name ? intern(name) : NULL;
 	int size = dwarf_bytesize(die);
@@ -1295,8 +1405,22 @@ static bool offdie(DwMod *dm, uint64_t off, Dwarf_Die *die)
 	return off && dwarf_offdie(dm->dw, off, die) != NULL;
 }
 
+/* A DIE's DW_AT_decl_file number, -1 when it has none. */
+static int64_t decl_file_index(Dwarf_Die *die)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &a) || dwarf_formudata(&a, &w) != 0)
+		return -1;
+	return (int64_t)w;
+}
+
+/* A variable of owner (NULL for a global).  Its declaration's file is
+ * owner's when the file numbers agree (both of one unit's table), which
+ * spares reading the unit's line table just for its name. */
 static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
-			    Dwarf_Die *fdie, uint64_t pc, bool is_param)
+			    Dwarf_Die *fdie, uint64_t pc, bool is_param,
+			    const DwFunc *owner)
 {
 	DiVariable *var = NEW(DiVariable);
 	const char *name = die_name(v);
@@ -1305,7 +1429,9 @@ static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
 	var->is_param = is_param;
 	int line = 0;
 	if (dwarf_decl_line(v, &line) == 0) {
-		const char *f = die_decl_file(v, cu);
+		int64_t fidx = decl_file_index(v);
+		const char *f = owner && fidx >= 0 && fidx == owner->decl_fidx
+			? owner->f.decl.file : die_decl_file(v, cu);
 		var->decl.file = f ? intern(f) : NULL;
 		var->decl.line = line;
 	}
@@ -1318,36 +1444,44 @@ static DiVariable *conv_var(DwMod *dm, Dwarf_Die *v, Dwarf_Die *cu,
  * leaves out some of the declaration's, optimised away, gets them after
  * its own, as DI_LOC_NONE. */
 static Vec params_of(DwMod *dm, Dwarf_Die *die, Dwarf_Die *cu, Dwarf_Die *fbase,
-		     uint64_t pc)
+		     uint64_t pc, const DwFunc *owner)
 {
 	Vec out = { 0 };
-	OffMap seen = { 0 };
+	Dwarf_Off seen[64];     /* the origins of the instance's own */
+	size_t nseen = 0;
 	Dwarf_Die c, origin, o;
 	Dwarf_Attribute a;
 	if (dwarf_child(die, &c) == 0) {
 		do {
 			if (dwarf_tag(&c) != DW_TAG_formal_parameter)
 				continue;
-			vec_push(&out, conv_var(dm, &c, cu, fbase, pc, true));
-			if (dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
+			vec_push(&out, conv_var(dm, &c, cu, fbase, pc, true, owner));
+			if (nseen < 64 && dwarf_attr(&c, DW_AT_abstract_origin, &a) &&
 			    dwarf_formref_die(&a, &o))
-				offmap_put(&seen, dwarf_dieoffset(&o), &out);
+				seen[nseen++] = dwarf_dieoffset(&o);
 		} while (dwarf_siblingof(&c, &c) == 0);
 	}
-	if (!dwarf_attr(die, DW_AT_abstract_origin, &a) ||
+	if (nseen == 64 || !dwarf_attr(die, DW_AT_abstract_origin, &a) ||
 	    !dwarf_formref_die(&a, &origin) || dwarf_child(&origin, &c) != 0)
 		return out;
 	do {
-		if (dwarf_tag(&c) == DW_TAG_formal_parameter &&
-		    !offmap_get(&seen, dwarf_dieoffset(&c)))
-			vec_push(&out, conv_var(dm, &c, cu, NULL, pc, true));
+		if (dwarf_tag(&c) != DW_TAG_formal_parameter)
+			continue;
+		Dwarf_Off d = dwarf_dieoffset(&c);
+		size_t i = 0;
+		while (i < nseen && seen[i] != d)
+			i++;
+		if (i == nseen)
+			vec_push(&out, conv_var(dm, &c, cu, NULL, pc, true, owner));
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return out;
 }
 
 /* The DiFunction of the DIE at off (a subprogram, or with outer an
- * inlined instance in the subprogram at outer), made once. */
-static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer)
+ * inlined instance in the subprogram at outer), made once.  r, when not
+ * NULL, is its index record, which has its entry and declaration. */
+static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer,
+			     const IxFunc *r)
 {
 	DwFunc *df = offmap_get(&dm->funcs, off);
 	if (df)
@@ -1358,28 +1492,39 @@ static DiFunction *make_func(DwMod *dm, uint64_t off, uint64_t outer)
 	df = NEW(DwFunc);
 	df->die = off;
 	df->outer = outer;
+	df->decl_fidx = decl_file_index(&die);
 	DiFunction *f = &df->f;
 	const char *name = die_name(&die);
 	f->name = intern(name ? name : "");
 	f->module = &dm->pub;
 	f->inlined = dwarf_tag(&die) == DW_TAG_inlined_subroutine;
 	Dwarf_Addr pc = 0, lo = 0, hi = 0;
-	die_entry(&die, &pc);
+	if (r)
+		pc = r->pc;
+	else
+		die_entry(&die, &pc);
 	if (!die_span(&die, pc, &lo, &hi))
 		lo = hi = pc;
 	f->entry_pc = pc + dm->bias;
 	f->low_pc = lo + dm->bias;
 	f->high_pc = hi + dm->bias;
-	const char *file = die_decl_file(&die, &cu);
-	f->decl.file = file ? intern(file) : NULL;
-	dwarf_decl_line(&die, &f->decl.line);
+	if (r) {
+		/* the index has the file's name: no line table to read */
+		const char *file = ix_str(&dm->ix, r->file);
+		f->decl.file = *file ? intern(file) : NULL;
+		f->decl.line = (int)r->line;
+	} else {
+		const char *file = die_decl_file(&die, &cu);
+		f->decl.file = file ? intern(file) : NULL;
+		dwarf_decl_line(&die, &f->decl.line);
+	}
 	f->external = die_flag(&die, DW_AT_external);
 	f->ret = conv_ref(dm, &die);
 	if (f->ret && f->ret->kind == DI_TYPE_VOID)
 		f->ret = NULL;
 	Dwarf_Die fdie;
 	Dwarf_Die *fbase = f->inlined ? (offdie(dm, outer, &fdie) ? &fdie : NULL) : &die;
-	f->params = params_of(dm, &die, &cu, fbase, f->entry_pc);
+	f->params = params_of(dm, &die, &cu, fbase, f->entry_pc, df);
 	offmap_put(&dm->funcs, off, df);
 	return f;
 }
@@ -1427,11 +1572,18 @@ Vec dwarf_functions(const DiModule *m, const char *func_glob,
 			continue;
 		if (prev && prev->name == r->name && prev->pc == r->pc)
 			continue;
-		DiFunction *f = make_func(dm, r->die, r->outer);
+		DiFunction *f = make_func(dm, r->die, r->outer, r);
 		if (!f)
 			continue;
 		prev = r;
 		vec_push(&out, f);
+		/* a long listing goes through most of the file: keep only the
+		 * pages in use (a vmlinux's are clean, read again if needed) */
+		if (!dm->is_rel && out.len % 4096 == 0) {
+			size_t size = 0;
+			char *raw = elf_rawfile(dm->elf, &size);
+			drop_pages(raw, size);
+		}
 	}
 	return out;
 }
@@ -1529,7 +1681,7 @@ Vec dwarf_variables_at(const DiFunction *f, uint64_t pc)
 		return out;
 	Dwarf_Die *fbase = f->inlined ? (offdie(dm, df->outer, &outer) ? &outer : NULL) : &die;
 	Dwarf_Die c;
-	out = params_of(dm, &die, &cu, fbase, pc);
+	out = params_of(dm, &die, &cu, fbase, pc, df);
 	/* locals: the function's own, then each block that holds pc */
 	Dwarf_Die scope = die;
 	for (;;) {
@@ -1540,7 +1692,7 @@ Vec dwarf_variables_at(const DiFunction *f, uint64_t pc)
 		do {
 			int tag = dwarf_tag(&c);
 			if (tag == DW_TAG_variable)
-				vec_push(&out, conv_var(dm, &c, &cu, fbase, pc, false));
+				vec_push(&out, conv_var(dm, &c, &cu, fbase, pc, false, df));
 			else if (tag == DW_TAG_lexical_block && !deeper &&
 				 dwarf_haspc(&c, pc - dm->bias) == 1) {
 				next = c;
@@ -1565,12 +1717,34 @@ static DiFunction *func_at(DwMod *dm, Dwarf_Die *cu, Dwarf_Addr a)
 		return NULL;
 	do {
 		if (dwarf_tag(&c) == DW_TAG_subprogram && dwarf_haspc(&c, a) == 1)
-			return make_func(dm, dwarf_dieoffset(&c), 0);
+			return make_func(dm, dwarf_dieoffset(&c), 0, NULL);
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return NULL;
+}
+
+const DiFunction *dwarf_function_at(const DiModule *m, uint64_t pc)
+{
+	DwMod *dm = find_mod(m);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dm ? dwfl_module_addrdie(dm->mod, pc, &bias) : NULL;
+	if (!cu)
+		return NULL;
+	Dwarf_Die c;
+	if (dwarf_child(cu, &c) != 0)
+		return NULL;
+	do {
+		if (dwarf_tag(&c) != DW_TAG_subprogram || dwarf_haspc(&c, pc - bias) != 1)
+			continue;
+		/* a function split in two (".cold") holds pc in either part;
+		 * only the part with its entry is its range */
+		const DiFunction *f = make_func(dm, dwarf_dieoffset(&c), 0, NULL);
+		return f && pc >= f->low_pc && pc < f->high_pc ? f : NULL;
 	} while (dwarf_siblingof(&c, &c) == 0);
 	return NULL;
 }
 
 typedef struct LineHit {
+	const char *file;       /* interned, as the tree has it */
 	int line;
 	Dwarf_Addr addr;
 } LineHit;
@@ -1578,14 +1752,18 @@ typedef struct LineHit {
 static int cmp_hit(const void *a, const void *b)
 {
 	const LineHit *x = *(LineHit *const *)a, *y = *(LineHit *const *)b;
+	int c = x->file == y->file ? 0 : strcmp(x->file, y->file);
+	if (c)
+		return c;
 	if (x->line != y->line)
 		return x->line < y->line ? -1 : 1;
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The lowest address of each line of file (by name match) in the CU,
- * optionally only within [lo_pc, hi_pc).  Sorted by line. */
-static Vec cu_line_hits(DwMod *dm, Dwarf_Die *cu, const char *file_glob,
+/* The statement rows of the CU's files whose name matches (file_glob, or
+ * exactly exact_file), optionally only within [lo_pc, hi_pc); sorted by
+ * file, line and address. */
+static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 			const char *exact_file, Dwarf_Addr lo_pc, Dwarf_Addr hi_pc)
 {
 	Vec hits = { 0 };
@@ -1594,8 +1772,7 @@ static Vec cu_line_hits(DwMod *dm, Dwarf_Die *cu, const char *file_glob,
 	if (dwarf_getsrclines(cu, &lines, &n) != 0)
 		return hits;
 	const char *comp = cu_comp_dir(cu);
-	const char *last_src = NULL;
-	bool last_ok = false;
+	const char *last_src = NULL, *last_file = NULL;
 	for (size_t i = 0; i < n; i++) {
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a = 0;
@@ -1613,53 +1790,55 @@ static Vec cu_line_hits(DwMod *dm, Dwarf_Die *cu, const char *file_glob,
 		if (src != last_src) {
 			const char *p = tree_path(src, comp);
 			last_src = src;
-			last_ok = p && (exact_file ? !strcmp(p, exact_file)
-					: di_file_matches(file_glob, p));
+			last_file = p && (exact_file ? !strcmp(p, exact_file)
+					  : di_file_matches(file_glob, p)) ? intern(p) : NULL;
 		}
-		if (!last_ok)
+		if (!last_file)
 			continue;
 		LineHit *h = NEW(LineHit);
+		h->file = last_file;
 		h->line = line;
 		h->addr = a;
 		vec_push(&hits, h);
 	}
 	vec_sort(&hits, cmp_hit);
-	(void)dm;
 	return hits;
 }
 
-static void push_lines(DwMod *dm, Dwarf_Die *cu, Vec *hits, const char *file,
-		       int lo, int hi, bool nearest, const DiFunction *only,
-		       Vec *out)
+/* One DiLine for each line of [lo, hi] with code (its lowest address),
+ * file by file. */
+static void push_lines(DwMod *dm, Dwarf_Die *cu, Vec *hits, int lo, int hi,
+		       bool nearest, const DiFunction *only, Vec *out)
 {
+	const char *file = NULL;
 	int last = -1;
+	bool hi_has_code = false, done = false;
 	for (int i = 0; i < hits->len; i++) {
 		LineHit *h = vec_get(hits, i);
-		if (h->line == last)
+		if (h->file != file) {
+			file = h->file;
+			last = -1;
+			hi_has_code = done = false;
+		}
+		if (done || h->line == last)
 			continue;       /* the lowest address of each line */
 		last = h->line;
-		bool in = h->line >= lo && h->line <= hi;
-		if (!in && nearest && h->line > hi) {
-			/* lines of [lo, hi] without code: the next one that has */
-			bool any_before = false;
-			for (int j = 0; j < out->len; j++)
-				if (((DiLine *)vec_get(out, j))->src.file == intern(file))
-					any_before = true;
-			in = !any_before;
-		}
-		if (!in) {
-			if (h->line > hi)
-				break;
+		if (h->line < lo)
+			continue;
+		/* with nearest, the lines up to hi without code stand for the
+		 * next line that has code */
+		if (h->line > hi && (!nearest || hi_has_code)) {
+			done = true;
 			continue;
 		}
+		hi_has_code |= h->line == hi;
 		DiLine *dl = NEW(DiLine);
-		dl->src.file = intern(file);
+		dl->src.file = file;
 		dl->src.line = h->line;
 		dl->pc = h->addr + dm->bias;
 		dl->func = only ? only : func_at(dm, cu, h->addr);
 		vec_push(out, dl);
-		if (h->line > hi)
-			break;
+		done = h->line > hi;
 	}
 }
 
@@ -1672,9 +1851,9 @@ Vec dwarf_function_lines(const DiFunction *f, int lo, int hi)
 	if (!f->decl.file || !offdie(dm, df->die, &die) ||
 	    !dwarf_diecu(&die, &cu, NULL, NULL))
 		return out;
-	Vec hits = cu_line_hits(dm, &cu, NULL, f->decl.file, f->low_pc - dm->bias,
+	Vec hits = cu_line_hits(&cu, NULL, f->decl.file, f->low_pc - dm->bias,
 				f->high_pc - dm->bias);
-	push_lines(dm, &cu, &hits, f->decl.file, lo, hi, false, f, &out);
+	push_lines(dm, &cu, &hits, lo, hi, false, f, &out);
 	return out;
 }
 
@@ -1686,13 +1865,33 @@ Vec dwarf_source_lines(const DiModule *m, const char *file_glob, int lo,
 	if (!dm)
 		return out;
 	const Index *ix = dm_index(dm);
-	for (size_t i = 0; i < ix->ncus; i++) {
-		const char *name = ix_str(ix, ix->cus[i].name);
-		Dwarf_Die cu;
-		if (!di_file_matches(file_glob, name) || !offdie(dm, ix->cus[i].cu, &cu))
+	/* the units with rows for a matching file: the one a .c file is, or
+	 * every one that includes a header */
+	bool *want = xalloc(ix->ncus ? ix->ncus : 1);
+	OffMap match = { 0 };   /* file offset -> 1 matches, 2 does not */
+	for (size_t i = 0; i < ix->ncufiles; i++) {
+		const IxCuFile *cf = &ix->cufiles[i];
+		if (cf->cu >= ix->ncus || want[cf->cu])
 			continue;
-		Vec hits = cu_line_hits(dm, &cu, NULL, name, 0, UINT64_MAX);
-		push_lines(dm, &cu, &hits, name, lo, hi, nearest, NULL, &out);
+		uintptr_t r = (uintptr_t)offmap_get(&match, cf->file);
+		if (!r) {
+			r = di_file_matches(file_glob, ix_str(ix, cf->file)) ? 1 : 2;
+			offmap_put(&match, cf->file, (void *)r);
+		}
+		want[cf->cu] = r == 1;
+	}
+	int n = 0;
+	for (size_t i = 0; i < ix->ncus; i++) {
+		Dwarf_Die cu;
+		if (!want[i] || !offdie(dm, ix->cus[i].cu, &cu))
+			continue;
+		Vec hits = cu_line_hits(&cu, file_glob, NULL, 0, UINT64_MAX);
+		push_lines(dm, &cu, &hits, lo, hi, nearest, NULL, &out);
+		if (!dm->is_rel && ++n % 64 == 0) {
+			size_t size = 0;
+			char *raw = elf_rawfile(dm->elf, &size);
+			drop_pages(raw, size);
+		}
 	}
 	return out;
 }
@@ -1762,7 +1961,7 @@ static const DiFunction *definition_of(DwMod *dm, const char *name, uint64_t cu)
 		if (!best || ((r->flags & IX_EXTERNAL) && !(best->flags & IX_EXTERNAL)))
 			best = r;
 	}
-	return best ? make_func(dm, best->die, 0) : NULL;
+	return best ? make_func(dm, best->die, 0, best) : NULL;
 }
 
 static void find_calls(DwMod *dm, Dwarf_Die *scope, uint64_t cuoff,
@@ -1896,7 +2095,7 @@ const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
 		Dwarf_Die die, cu;
 		if (!offdie(dm, r->die, &die) || !dwarf_diecu(&die, &cu, NULL, NULL))
 			continue;
-		return conv_var(dm, &die, &cu, NULL, 0, false);
+		return conv_var(dm, &die, &cu, NULL, 0, false, NULL);
 	}
 	return NULL;
 }

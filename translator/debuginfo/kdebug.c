@@ -57,7 +57,9 @@ static const Vec *env_path(void)
 		set = env != NULL;
 		for (const char *s = env; s && *s;) {
 			size_t n = strcspn(s, ":");
-			if (n)
+			/* "+" and "-" are libdwfl's CRC-checking flags in
+			 * stap's default "+:.debug:/usr/lib/debug:build" */
+			if (n && !(n == 1 && (*s == '+' || *s == '-')))
 				vec_push(&dirs, (void *)intern_n(s, n));
 			s += n + (s[n] == ':');
 		}
@@ -139,6 +141,29 @@ static const char *find_ko(const char *dir, const char *key, int depth)
 	return found;
 }
 
+/* NAME.ko in a kernel build tree, from its modules.order ("fs/ext4/ext4.o"
+ * or ".ko" lines), or NULL. */
+static const char *find_ko_in_tree(const char *dir, const char *key)
+{
+	char *text = read_whole_file(xsprintf("%s/modules.order", dir), NULL);
+	for (char *line = text; line && *line;) {
+		char *end = strchr(line, '\n');
+		size_t n = end ? (size_t)(end - line) : strlen(line);
+		const char *path = xstrndup(line, n);
+		line += n + (end != NULL);
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		size_t bn = strlen(base);
+		size_t stem = bn > 3 && !strcmp(base + bn - 3, ".ko") ? bn - 3
+			: bn > 2 && !strcmp(base + bn - 2, ".o") ? bn - 2 : 0;
+		if (!stem || module_key(xstrndup(base, stem)) != key)
+			continue;
+		const char *ko = xsprintf("%s/%.*s.ko", dir, (int)(strlen(path) - bn + stem), path);
+		if (is_file(ko))
+			return ko;
+	}
+	return NULL;
+}
+
 /* The module files that may hold a module's DWARF, in search order. */
 static Vec module_candidates(const char *key, StrBuf *where)
 {
@@ -178,7 +203,12 @@ static Vec module_candidates(const char *key, StrBuf *where)
 		sb_printf(where, "%s/**/%s.ko", d, key);
 		const char *f = sub ? xsprintf("%s/%s", d, sub) : NULL;
 		if (!f || !is_file(f))
+			f = find_ko_in_tree(d, key);
+		if (!f)
 			f = find_ko(d, key, 0);
+		for (int j = 0; f && j < v.len; j++)
+			if (!strcmp(vec_get(&v, j), f))
+				f = NULL;       /* found again from a folder above */
 		if (f)
 			vec_push(&v, (void *)f);
 	}
@@ -240,13 +270,13 @@ static const DiModule *open_dwarf(KMod *k, const char *module)
 	Vec cands = module ? module_candidates(k->key, &where) : kernel_candidates(&where);
 	const char *image_id = NULL;
 	bool image_read = false;
-	const char *refused = NULL;
+	StrBuf refused = { 0 };
 	for (int i = 0; i < cands.len; i++) {
 		const char *path = vec_get(&cands, i);
 		const char *why = NULL;
 		const DiModule *m = dwarf_open(module ? k->key : NULL, path, &why);
 		if (!m) {
-			refused = why;
+			sb_printf(&refused, "; %s", why);
 			continue;
 		}
 		/* a vmlinux in the -r build tree is the image itself */
@@ -257,8 +287,9 @@ static const DiModule *open_dwarf(KMod *k, const char *module)
 			image_id = image_build_id(module);
 		}
 		if (!own_tree && image_id && m->build_id && strcmp(image_id, m->build_id)) {
-			refused = xsprintf(_("%s (build-id %s) does not match %s (build-id %s)"),
-					   path, m->build_id, image_name(module), image_id);
+			sb_printf(&refused, "; %s", xsprintf(
+				_("%s (build-id %s) does not match %s (build-id %s)"),
+				path, m->build_id, image_name(module), image_id));
 			dwarf_close(m);
 			continue;
 		}
@@ -266,12 +297,15 @@ static const DiModule *open_dwarf(KMod *k, const char *module)
 			verbose(1, _("%s: the build-id of %s cannot be read; not checked\n"),
 				path, image_name(module));
 		sb_free(&where);
+		sb_free(&refused);
 		return m;
 	}
-	k->why_no_dwarf = refused ? refused
+	/* a refused file is the news; else where tapc looked */
+	k->why_no_dwarf = refused.len ? xstrdup(sb_cstr(&refused) + 2)
 		: xsprintf(_("no DWARF debug information for %s (looked for %s)"),
-			   module ? module : "the kernel", sb_cstr(&where));
+			   module ? module : _("the kernel"), sb_cstr(&where));
 	sb_free(&where);
+	sb_free(&refused);
 	return NULL;
 }
 
@@ -343,6 +377,12 @@ Vec di_functions(const char *module, const char *func_glob,
 	if (k->src == DI_SRC_BTF && !file_glob)
 		return btf_functions(k->m, func_glob);
 	return none;
+}
+
+const DiFunction *di_function_at(const char *module, uint64_t pc)
+{
+	KMod *k = kmod(module);
+	return k->src == DI_SRC_DWARF ? dwarf_function_at(k->m, pc) : NULL;
 }
 
 uint64_t di_probe_pc(const DiFunction *f)
@@ -425,8 +465,11 @@ const DiVariable *di_find_global(const char *module, const char *name,
 
 const DiType *di_type_strip(const DiType *t)
 {
-	while (t && (t->kind == DI_TYPE_TYPEDEF || t->kind == DI_TYPE_CONST ||
-		     t->kind == DI_TYPE_VOLATILE || t->kind == DI_TYPE_RESTRICT))
+	/* bounded: a damaged file could make a typedef its own target */
+	for (int i = 0; i < 256 && t && (t->kind == DI_TYPE_TYPEDEF ||
+					  t->kind == DI_TYPE_CONST ||
+					  t->kind == DI_TYPE_VOLATILE ||
+					  t->kind == DI_TYPE_RESTRICT); i++)
 		t = t->target;
 	return t;
 }

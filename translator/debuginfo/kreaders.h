@@ -27,6 +27,7 @@ void dwarf_close(const DiModule *m);
 Vec dwarf_functions(const DiModule *m, const char *func_glob,
 		    const char *file_glob, bool want_inline);
 uint64_t dwarf_probe_pc(const DiFunction *f);
+const DiFunction *dwarf_function_at(const DiModule *m, uint64_t pc);
 Vec dwarf_function_lines(const DiFunction *f, int lo, int hi);
 Vec dwarf_source_lines(const DiModule *m, const char *file_glob, int lo,
 		       int hi, bool nearest);
