@@ -40,6 +40,22 @@ static const char *probe_text(Scope *sc)
 	return sc->rp ? plain_point(sc->rp->point) : "?";
 }
 
+/* Can a write reach the end of tp: memory, or the register a variable
+ * or $return is in? */
+static bool tp_in_storage(TargetPath *tp)
+{
+	for (int i = 0; i < tp->steps.len; i++)
+		if (((TpStep *)vec_get(&tp->steps, i))->through_ptr)
+			return !tp->addressof;
+	if (tp->addressof || tp->addr_is_value)
+		return false;
+	if (tp->start == TP_RETURN)
+		return !tp->steps.len;
+	if (tp->start == TP_VAR)
+		return location_in_memory(tp) || (tp->loc.kind == DI_LOC_REG && !tp->steps.len);
+	return false;
+}
+
 /* A $var, $return or $$... of a probe whose variables come from the
  * debug information: its TargetPath, and the errors of writing it. */
 static void check_debug_target(Checker *ck, Node *n, bool written, bool is_ret)
@@ -70,17 +86,13 @@ static void check_debug_target(Checker *ck, Node *n, bool written, bool is_ret)
 	n->type = n->deref ? TY_STRING : TY_LONG;
 	if (!written)
 		return;
-	bool followed = false;
-	for (int i = 0; i < tp->steps.len; i++)
-		followed |= ((TpStep *)vec_get(&tp->steps, i))->through_ptr;
 	if (n->addressof)
 		error_at(n->loc, _("cannot assign to an address ('&')"));
 	else if (tp->bit_size)
 		error_at(n->loc, _("writing to bitfield '$%s...' is not supported"), name);
 	else if (tp->final != TP_FINAL_INT)
 		error_at(n->loc, _("cannot assign to '$%s': it is not a number"), name);
-	else if (!followed && tp->start == TP_VAR && tp->loc.kind != DI_LOC_REG &&
-		 tp->loc.kind != DI_LOC_MEM_REG && tp->loc.kind != DI_LOC_ADDR)
+	else if (!tp_in_storage(tp))
 		error_at(n->loc, _("cannot assign to '$%s': at this probe point it is "
 				   "a computed value, not kept in a register or in memory"),
 			 name);
@@ -275,6 +287,17 @@ static void check_write(Checker *ck, Node *lhs)
 				error_at(lhs->loc, _("writing to a bitfield is not supported"));
 			else if (tp->final != TP_FINAL_INT)
 				error_at(lhs->loc, _("cannot assign to this: it is not a number"));
+			else if (!tp_in_storage(tp))
+				error_at(lhs->loc, _("cannot assign to this: it is a value, not "
+						     "kept in memory (name a member)"));
+		}
+		if (!lhs->deref && sess.guru && lhs->kind == N_AUTOCAST && lhs->tpath) {
+			TargetPath *tp = lhs->tpath;
+			if (tp->bit_size)
+				error_at(lhs->loc, _("writing to a bitfield is not supported"));
+			else if (tp->final != TP_FINAL_INT || !tp_in_storage(tp))
+				error_at(lhs->loc, _("cannot assign to this: it is not a number "
+						     "kept in memory"));
 		}
 		for_each_child(lhs, check_node, ck);
 		return;
@@ -784,9 +807,10 @@ static void check_target_vars(Checker *ck, Node *n)
 	} else if (n->deref) {
 		error_at(n->loc, _("pretty-printing with '%s' needs debug information, "
 				   "which is not supported yet"), n->deref);
-	} else if (sc->rp && sc->rp->needs_debuginfo) {
+	} else if (sc->rp && sc->rp->needs_debuginfo && sc->rp->family != &family_tracepoint) {
 		/* the variables of such a point come from debug
-		 * information: without it the list would be empty */
+		 * information: without it the list would be empty (a
+		 * tracepoint's prototype that is not known prints what is) */
 		error_at(n->loc, _("'%s' in probe '%s' needs debug information, "
 				   "which is not supported yet"), n->name,
 			 probe_text(sc));

@@ -302,14 +302,25 @@ static bool walk(TargetPath *tp, Node *n, const char *base, const char *module,
 	return true;
 }
 
+static bool location_ok(TargetPath *tp, const char **why);
+
+/* Is a variable's location an address (in memory), not a value? */
+bool location_in_memory(TargetPath *tp)
+{
+	LocEnv env = { .regs = "r", .at_entry = tp->at_entry, .err = "e", .tmp = "t",
+		       .reloc = tp->reloc ? "k" : NULL };
+	LocCode lc;
+	const char *why;
+	return loc_compile(&tp->loc, &env, &lc, &why) && lc.is_addr;
+}
+
 /* How the end of a path is read, and the errors of its use. */
 static bool finish(TargetPath *tp, Node *n, const char *text, const char *module,
 		   bool report)
 {
 	const DiType *s = strip(tp->type, module);
 	bool in_register = tp->start == TP_RETURN ||
-		(tp->start == TP_VAR && tp->loc.kind != DI_LOC_MEM_REG &&
-		 tp->loc.kind != DI_LOC_ADDR && tp->loc.kind != DI_LOC_EXPR);
+		(tp->start == TP_VAR && !location_in_memory(tp));
 	bool followed = false;
 	for (int i = 0; i < tp->steps.len; i++)
 		if (((TpStep *)vec_get(&tp->steps, i))->through_ptr)
@@ -492,7 +503,7 @@ TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
 		if (!set_reloc(tp, vc->dp.module, n->loc, report))
 			return NULL;
 		if (!location_ok(tp, &why)) {
-			REPORT(n->loc, _("'$%s' cannot be read in function '%s' at this probe "
+			REPORT(n->loc, _("'$%s' of function '%s' cannot be read at this probe "
 					 "point: %s"), name, fname, why);
 			return NULL;
 		}
@@ -530,9 +541,16 @@ static const char *cast_module(Node *n, ResolvedPoint *rp, bool *ok)
 	return m;
 }
 
+/* The pointer type to t, one per t (printers are shared by type). */
 static const DiType *pointer_to(const DiType *t)
 {
+	static Vec from, to;
+	for (int i = 0; i < from.len; i++)
+		if (from.data[i] == t)
+			return to.data[i];
 	DiType *p = NEW(DiType);
+	vec_push(&from, (void *)t);
+	vec_push(&to, p);
 	p->kind = DI_TYPE_POINTER;
 	p->size = 8;
 	p->target = t;

@@ -110,6 +110,8 @@ struct TargetPath *autocast_target(const DiType *t, Node *n, bool report);
 /* Whether the debug information for n's module is there (so a NULL
  * cast_target/atvar_target means the type or member does not exist). */
 bool cast_types_known(Node *n);
+/* Is a TP_VAR path's variable in memory (its location an address)? */
+bool location_in_memory(struct TargetPath *tp);
 struct TargetPath *family_target_vars(ResolvedPoint *rp, Node *n);
 bool atvar_types_known(Node *n);
 

@@ -140,6 +140,8 @@ void fmt_item_lit(Vec *v, const char *s);
 FmtDirective *fmt_item_conv(Vec *v, FmtConv conv);
 void print_items(Body *b, Vec *items, Node **nodes, Val *vals, int n,
 		 const char *dst, Loc loc);
+/* The static table of a format's items (in the declarations); its name. */
+const char *fmt_table_of(Emitter *e, Vec *items);
 
 /* ---- target_expr.c ---- */
 Val ex_target(Body *b, Node *n);
@@ -148,6 +150,11 @@ Val ex_target_vars(Body *b, Node *n);
 Val ex_entry(Body *b, Node *n);
 Val ex_register(Body *b, Node *n);
 Val ex_deref(Body *b, Node *n);
+/* The printer function (its name; its text and format table go to the
+ * declarations) of a value of type t as '$' (or '$$' when full) prints
+ * it, from its address (in_memory) or its value. */
+const char *pretty_printer(Emitter *e, const DiType *t, bool full, bool user,
+			   bool in_memory);
 
 /* ---- stmt.c ---- */
 void stmt(Body *b, Node *n);

@@ -399,6 +399,11 @@ static const char *fmt_table(Emitter *e, Vec *items)
 	return name;
 }
 
+const char *fmt_table_of(Emitter *e, Vec *items)
+{
+	return fmt_table(e, items);
+}
+
 static bool has_memory_conv(Vec *items)
 {
 	for (int i = 0; i < items->len; i++) {

@@ -308,7 +308,7 @@ static bool compile_ops(LocState *s, const DiOp *ops, size_t n, bool *pieces_don
 		case DW_OP_piece: {
 			uint64_t bytes = o->n1;
 			if (!s->sp) {
-				s->why = _("part of it is optimised out at this point");
+				s->why = _("part of it is optimised out there");
 				return false;
 			}
 			if (piece_bits + 8 * bytes > 64) {
@@ -352,7 +352,7 @@ bool loc_compile(const DiLocation *loc, const LocEnv *env, LocCode *out,
 	*out = (LocCode){ "", NULL, false };
 	switch (loc->kind) {
 	case DI_LOC_NONE:
-		*why = _("it is optimised out at this point");
+		*why = _("it is optimised out there");
 		return false;
 	case DI_LOC_REG: {
 		const char *r = reg_value(env, loc->reg);
@@ -397,7 +397,7 @@ bool loc_compile(const DiLocation *loc, const LocEnv *env, LocCode *out,
 	if (pieces) {
 		out->expr = pv;
 	} else if (s.sp == 0) {
-		*why = _("it is optimised out at this point");
+		*why = _("it is optimised out there");
 		return false;
 	} else {
 		out->expr = s.stack[s.sp - 1];

@@ -6,6 +6,7 @@
 #include "debuginfo/debuginfo.h"
 #include "tpath.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 /* ---- context variables and kernel memory ---- */
@@ -532,10 +533,12 @@ static PState emit_path(Body *b, TargetPath *tp, Val base, const Val *idx,
 		const char *why = NULL;
 		bool ok = loc_compile(&tp->loc, &env, &lc, &why);
 		ASSERT(ok);   /* pass 2 asked first */
-		emit(e, "if (!c->regs) {");
-		emit(e, "\ttap_error(c, \"no registers are available here\");");
-		emit(e, "\tgoto %s;", err);
-		emit(e, "}");
+		if (strstr(lc.stmts, "c->regs") || strstr(lc.expr, "c->regs")) {
+			emit(e, "if (!c->regs) {");
+			emit(e, "\ttap_error(c, \"no registers are available here\");");
+			emit(e, "\tgoto %s;", err);
+			emit(e, "}");
+		}
 		for (const char *p = lc.stmts; p && *p;) {
 			const char *nl = strchr(p, '\n');
 			emit(e, "%s", xstrndup(p, nl ? (size_t)(nl - p) : strlen(p)));
@@ -697,16 +700,39 @@ static Val write_tpath(Body *b, Node *lhs, Val r)
  * makes the whole string "ERROR". */
 
 typedef struct Pretty {
-	Body *b;
-	const TargetPath *tp;
+	Emitter *e;
 	bool full;              /* '$$' */
-	const char *err;
+	bool user;              /* user-space memory */
+	StrBuf code;            /* the printer function's statements */
+	int nl, ns;             /* its long and string temporaries */
 	Vec items;
-	Vec nodes;              /* Node *: the type of each value */
-	Vec vals;               /* Val * */
+	Vec args;               /* const char *: TAP_ARG_...(x) of each value */
 } Pretty;
 
 #define PRETTY_MAX_ARGS 32
+
+/* A literal, joined to the one before it: one table entry, not many. */
+static void pp_lit(Vec *items, const char *s)
+{
+	FmtDirective *last = items->len ? vec_last(items) : NULL;
+	if (last && last->conv == FMT_LIT) {
+		last->lit = xsprintf("%s%s", last->lit, s);
+		last->lit_len = strlen(last->lit);
+		return;
+	}
+	fmt_item_lit(items, s);
+}
+
+static void pp_emit(Pretty *pp, const char *fmt, ...) PRINTF(2, 3);
+static void pp_emit(Pretty *pp, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sb_putc(&pp->code, '\t');
+	sb_vprintf(&pp->code, fmt, ap);
+	sb_putc(&pp->code, '\n');
+	va_end(ap);
+}
 
 static const DiType *pp_strip(const DiType *t)
 {
@@ -732,34 +758,24 @@ static bool pp_is_string_char(const DiType *t)
 	       (!strcmp(t->name, "char") || !strcmp(t->name, "unsigned char"));
 }
 
-static void pp_arg(Pretty *pp, Type type, const char *c)
-{
-	Node *fake = node_new(N_NUMBER, (Loc){ 0 });
-	fake->type = type;
-	Val *v = NEW(Val);
-	*v = val_c(c, true);
-	vec_push(&pp->nodes, fake);
-	vec_push(&pp->vals, v);
-}
-
 /* An integer of `bytes` bytes at address `a`, or the value `v` (when a is
  * NULL), into a new long temporary. */
 static const char *pp_int(Pretty *pp, const char *a, const char *v, int bytes,
 			  bool is_signed)
 {
-	Emitter *e = pp->b->e;
-	const char *t = tmp_long(pp->b);
-	if (a) {
-		emit(e, "TAP_LOAD(%s, %s, %s, %s, %d, %s);", tp_reader(pp->tp),
-		     tp_what(pp->tp), t, a, bytes, pp->err);
-	} else {
-		emit(e, "%s = (int64_t)(%s);", t, v);
-	}
+	const char *t = xsprintf("n[%d]", pp->nl++);
+	if (a)
+		pp_emit(pp, "TAP_LOAD(%s, %s, %s, %s, %d, fail);",
+			pp->user ? "tap_read_user" : "tap_read_kernel",
+			pp->user ? "\"user\"" : "\"kernel\"", t, a, bytes);
+	else
+		pp_emit(pp, "%s = (int64_t)(%s);", t, v);
 	if (bytes < 8) {
 		if (is_signed)
-			emit(e, "%s = (int64_t)TAP_SEXT(%s, %d);", t, t, bytes * 8);
+			pp_emit(pp, "%s = (int64_t)TAP_SEXT(%s, %d);", t, t, bytes * 8);
 		else
-			emit(e, "%s &= 0x%llxLL;", t, (unsigned long long)((1ULL << (8 * bytes)) - 1));
+			pp_emit(pp, "%s &= 0x%llxLL;", t,
+				(unsigned long long)((1ULL << (8 * bytes)) - 1));
 	}
 	return t;
 }
@@ -767,13 +783,13 @@ static const char *pp_int(Pretty *pp, const char *a, const char *v, int bytes,
 /* The string at address expression `a` (at most n bytes; 0: any). */
 static void pp_string(Pretty *pp, const char *a, uint64_t n)
 {
-	const char *s = tmp_str(pp->b);
-	emit(pp->b->e, "_tap_pp_string(%s, (unsigned long)(%s), %lld, %d);", s, a,
-	     (long long)(n ? n + 1 : 0), pp->tp->user);
-	fmt_item_lit(&pp->items, "\"");
+	const char *s = xsprintf("s[%d]", pp->ns++);
+	pp_emit(pp, "_tap_pp_string(%s, (unsigned long)(%s), %lld, %d);", s, a,
+		(long long)(n ? n + 1 : 0), pp->user);
+	pp_lit(&pp->items, "\"");
 	fmt_item_conv(&pp->items, FMT_STRING);
-	fmt_item_lit(&pp->items, "\"");
-	pp_arg(pp, TY_STRING, s);
+	pp_lit(&pp->items, "\"");
+	vec_push(&pp->args, xsprintf("TAP_ARG_STR(%s)", s));
 }
 
 static void pp_conv(Pretty *pp, FmtConv conv, char letter, int flags, const char *c)
@@ -781,7 +797,7 @@ static void pp_conv(Pretty *pp, FmtConv conv, char letter, int flags, const char
 	FmtDirective *d = fmt_item_conv(&pp->items, conv);
 	d->letter = letter;
 	d->flags = flags;
-	pp_arg(pp, TY_LONG, c);
+	vec_push(&pp->args, xsprintf("TAP_ARG_LONG(%s)", c));
 }
 
 static void pp_value(Pretty *pp, const DiType *t, const char *a, const char *v, bool top);
@@ -789,14 +805,14 @@ static void pp_value(Pretty *pp, const DiType *t, const char *a, const char *v, 
 static void pp_base(Pretty *pp, const DiType *s, const char *a, const char *v)
 {
 	if (s->kind == DI_TYPE_FLOAT || !s->size || s->size > 8) {
-		fmt_item_lit(&pp->items, "?");
+		pp_lit(&pp->items, "?");
 		return;
 	}
 	const char *x = pp_int(pp, a, v, (int)s->size, s->is_signed);
 	if (pp_is_char(s)) {
-		fmt_item_lit(&pp->items, "'");
+		pp_lit(&pp->items, "'");
 		pp_conv(pp, FMT_CHAR, 'c', FMT_ALT, x);
-		fmt_item_lit(&pp->items, "'");
+		pp_lit(&pp->items, "'");
 	} else if (s->kind == DI_TYPE_INT && !s->is_signed) {
 		pp_conv(pp, FMT_UNSIGNED, 'u', 0, x);
 	} else {
@@ -810,35 +826,35 @@ static void pp_members(Pretty *pp, const DiType *s, const char *a, int *count)
 		const DiMember *m = vec_get(&s->members, i);
 		const DiType *ms = pp_strip(m->type);
 		if (++*count > 1)
-			fmt_item_lit(&pp->items, ", ");
-		if (pp->vals.len >= PRETTY_MAX_ARGS) {
-			fmt_item_lit(&pp->items, "...");
+			pp_lit(&pp->items, ", ");
+		if (pp->args.len >= PRETTY_MAX_ARGS) {
+			pp_lit(&pp->items, "...");
 			return;
 		}
 		if (m->name)
-			fmt_item_lit(&pp->items, xsprintf(".%s", m->name));
+			pp_lit(&pp->items, xsprintf(".%s", m->name));
 		else if (ms && ms->kind == DI_TYPE_UNION)
-			fmt_item_lit(&pp->items, "<union>");
+			pp_lit(&pp->items, "<union>");
 		else if (ms && ms->kind == DI_TYPE_STRUCT)
-			fmt_item_lit(&pp->items, "<class>");
-		fmt_item_lit(&pp->items, "=");
-		const char *ma = xsprintf("%s + %lluUL", a, (unsigned long long)(m->bit_offset / 8));
+			pp_lit(&pp->items, "<class>");
+		pp_lit(&pp->items, "=");
+		uint64_t off = m->bit_offset / 8;
+		const char *ma = off ? xsprintf("%s + %lluUL", a, (unsigned long long)off) : a;
 		if (m->bit_size) {
 			if (!ms || (ms->kind != DI_TYPE_INT && ms->kind != DI_TYPE_ENUM)) {
-				fmt_item_lit(&pp->items, "?");
+				pp_lit(&pp->items, "?");
 				continue;
 			}
 			int shift = (int)(m->bit_offset % 8);
 			int bytes = (shift + m->bit_size + 7) / 8;
 			const char *x = pp_int(pp, ma, NULL, bytes > 8 ? 8 : bytes, false);
-			Emitter *e = pp->b->e;
 			if (shift)
-				emit(e, "%s = (int64_t)((u64)%s >> %d);", x, x, shift);
+				pp_emit(pp, "%s = (int64_t)((u64)%s >> %d);", x, x, shift);
 			if (ms->is_signed)
-				emit(e, "%s = (int64_t)TAP_SEXT(%s, %d);", x, x, m->bit_size);
+				pp_emit(pp, "%s = (int64_t)TAP_SEXT(%s, %d);", x, x, m->bit_size);
 			else if (m->bit_size < 64)
-				emit(e, "%s &= 0x%llxLL;", x,
-				     (unsigned long long)((1ULL << m->bit_size) - 1));
+				pp_emit(pp, "%s &= 0x%llxLL;", x,
+					(unsigned long long)((1ULL << m->bit_size) - 1));
 			if (ms->is_signed)
 				pp_conv(pp, FMT_SIGNED, 'i', 0, x);
 			else
@@ -854,7 +870,7 @@ static void pp_value(Pretty *pp, const DiType *t, const char *a, const char *v, 
 {
 	const DiType *s = pp_strip(t);
 	if (!s) {
-		fmt_item_lit(&pp->items, "?");
+		pp_lit(&pp->items, "?");
 		return;
 	}
 	switch (s->kind) {
@@ -865,22 +881,22 @@ static void pp_value(Pretty *pp, const DiType *t, const char *a, const char *v, 
 		return;
 	case DI_TYPE_ARRAY: {
 		if (!top && !pp->full) {
-			fmt_item_lit(&pp->items, "[...]");
+			pp_lit(&pp->items, "[...]");
 			return;
 		}
 		const DiType *el = pp_strip(s->target);
 		if (!a) {
-			fmt_item_lit(&pp->items, "?");
+			pp_lit(&pp->items, "?");
 			return;
 		}
 		if (pp_is_string_char(el)) {
 			pp_string(pp, a, s->count > 0 ? (uint64_t)s->count : 0);
 			return;
 		}
-		fmt_item_lit(&pp->items, "[");
-		if (pp->vals.len < PRETTY_MAX_ARGS)
+		pp_lit(&pp->items, "[");
+		if (pp->args.len < PRETTY_MAX_ARGS)
 			pp_value(pp, s->target, a, NULL, false);
-		fmt_item_lit(&pp->items, ", ...]");
+		pp_lit(&pp->items, ", ...]");
 		return;
 	}
 	case DI_TYPE_POINTER: {
@@ -892,8 +908,8 @@ static void pp_value(Pretty *pp, const DiType *t, const char *a, const char *v, 
 				return;
 			}
 			if (top) {
-				const char *pa = tmp_long(pp->b);
-				emit(pp->b->e, "%s = (int64_t)(%s);", pa, p);
+				const char *pa = xsprintf("n[%d]", pp->nl++);
+				pp_emit(pp, "%s = (int64_t)(%s);", pa, p);
 				pp_value(pp, s->target, xsprintf("(unsigned long)%s", pa), NULL, true);
 				return;
 			}
@@ -902,30 +918,96 @@ static void pp_value(Pretty *pp, const DiType *t, const char *a, const char *v, 
 		return;
 	}
 	case DI_TYPE_FUNC:
-		fmt_item_lit(&pp->items, "<function>:");
+		pp_lit(&pp->items, "<function>:");
 		pp_conv(pp, FMT_POINTER, 'p', 0, a ? xsprintf("(int64_t)(%s)", a) : v);
 		return;
 	case DI_TYPE_STRUCT:
 	case DI_TYPE_UNION: {
-		fmt_item_lit(&pp->items, "{");
+		pp_lit(&pp->items, "{");
 		if (!a)
-			fmt_item_lit(&pp->items, "?");
+			pp_lit(&pp->items, "?");
 		else if (top || pp->full) {
 			int count = 0;
 			pp_members(pp, s, a, &count);
 		} else {
-			fmt_item_lit(&pp->items, "...");
+			pp_lit(&pp->items, "...");
 		}
-		fmt_item_lit(&pp->items, "}");
+		pp_lit(&pp->items, "}");
 		return;
 	}
 	case DI_TYPE_FWD:
-		fmt_item_lit(&pp->items, "{...}");
+		pp_lit(&pp->items, "{...}");
 		return;
 	default:
-		fmt_item_lit(&pp->items, "?");
+		pp_lit(&pp->items, "?");
 		return;
 	}
+}
+
+/* One printer function per type, depth, memory and whether the object
+ * is in memory (addr) or a value: many probes print the same types. */
+typedef struct PrinterFn {
+	const DiType *type;
+	bool full, user, in_memory;
+	const char *name;
+	int nl, ns, na;         /* the temporaries it takes */
+} PrinterFn;
+
+static Vec printer_fns;         /* PrinterFn * */
+static Emitter *printer_fns_of;
+
+static const PrinterFn *printer_fn(Emitter *e, const DiType *t, bool full, bool user,
+				   bool in_memory)
+{
+	if (printer_fns_of != e) {
+		printer_fns = (Vec){ 0 };
+		printer_fns_of = e;
+	}
+	for (int i = 0; i < printer_fns.len; i++) {
+		const PrinterFn *f = vec_get(&printer_fns, i);
+		if (f->type == t && f->full == full && f->user == user &&
+		    f->in_memory == in_memory)
+			return f;
+	}
+	PrinterFn *f = NEW(PrinterFn);
+	f->type = t;
+	f->full = full;
+	f->user = user;
+	f->in_memory = in_memory;
+	f->name = emit_fresh_name(e, "_tap_pp");
+	Pretty pp = { .e = e, .full = full, .user = user };
+	pp_value(&pp, t, in_memory ? "addr" : NULL, in_memory ? NULL : "value", true);
+	if (!pp.items.len)
+		pp_lit(&pp.items, "");
+	const char *tab = fmt_table_of(e, &pp.items);
+	StrBuf *d = &e->decls;
+	sb_printf(d, "/* pretty-print %s ('%s') */\n", di_type_text(t), full ? "$$" : "$");
+	sb_printf(d, "static noinline int %s(struct tap_context *c, char *dst, unsigned long addr,\n"
+		  "\t\tu64 value, int64_t *n, char (*s)[MAXSTRINGLEN], struct tap_arg *a)\n{\n",
+		  f->name);
+	sb_puts(d, "\t(void)addr; (void)value; (void)n; (void)s; (void)a;\n");
+	sb_puts(d, sb_cstr(&pp.code));
+	for (int i = 0; i < pp.args.len; i++)
+		sb_printf(d, "\ta[%d] = (struct tap_arg)%s;\n", i,
+			  (const char *)vec_get(&pp.args, i));
+	sb_printf(d, "\ttap_format_spec(dst, MAXSTRINGLEN, %s, %d, %s, %d);\n", tab,
+		  pp.items.len, pp.args.len ? "a" : "NULL", pp.args.len);
+	sb_puts(d, "\treturn 0;\n");
+	if (strstr(sb_cstr(&pp.code), "fail)"))
+		sb_puts(d, "fail:\n\treturn -1;\n");
+	sb_puts(d, "}\n");
+	sb_free(&pp.code);
+	f->nl = pp.nl;
+	f->ns = pp.ns;
+	f->na = pp.args.len;
+	vec_push(&printer_fns, f);
+	return f;
+}
+
+const char *pretty_printer(Emitter *e, const DiType *t, bool full, bool user,
+			   bool in_memory)
+{
+	return printer_fn(e, t, full, user, in_memory)->name;
 }
 
 /* The pretty string of one path into dst: a read that faults makes it
@@ -934,33 +1016,36 @@ static void pretty_into(Body *b, Node *n, TargetPath *tp, bool full, Val base,
 			const Val *idx, const char *dst)
 {
 	Emitter *e = b->e;
+	(void)n;
 	need_tpath_macros(e);
 	Label *catch = new_label(b, "pp_error");
 	Label *done = new_label(b, "pp_done");
 	vec_push(&b->errs, catch);
 	int nl = b->nlong, ns = b->nstr;
+	const char *where_t = tmp_long(b);
 	emit_open(e, "{");
 	PState st = emit_path(b, tp, base, idx, catch->name);
 	catch->used = true;
-	const char *a = NULL, *v = NULL;
-	if (st == ST_ADDR) {
-		const char *t = tmp_long(b);
-		emit(e, "%s = (int64_t)_ta;", t);
-		a = xsprintf("(unsigned long)%s", t);
-	} else {
-		const char *t = tmp_long(b);
-		emit(e, "%s = (int64_t)_tv;", t);
-		v = t;
-	}
+	emit(e, "%s = (int64_t)%s;", where_t, st == ST_ADDR ? "_ta" : "_tv");
 	emit_close(e, "}");
-	Pretty pp = { .b = b, .tp = tp, .full = full, .err = catch->name };
-	pp_value(&pp, tp->type, a, v, true);
-	if (!pp.items.len)
-		fmt_item_lit(&pp.items, "");
-	Val *va = xalloc(sizeof(Val) * (pp.vals.len ? pp.vals.len : 1));
-	for (int i = 0; i < pp.vals.len; i++)
-		va[i] = *(Val *)vec_get(&pp.vals, i);
-	print_items(b, &pp.items, (Node **)pp.nodes.data, va, pp.vals.len, dst, n->loc);
+	const PrinterFn *f = printer_fn(e, tp->type, full, tp->user, st == ST_ADDR);
+	/* its temporaries are the frame's, after the ones in use */
+	const char *n0 = "NULL", *s0 = "NULL";
+	for (int i = 0; i < f->nl; i++) {
+		const char *t = tmp_long(b);
+		if (!i)
+			n0 = xsprintf("&%s", t);
+	}
+	for (int i = 0; i < f->ns; i++) {
+		const char *t = tmp_str(b);
+		if (!i)
+			s0 = xsprintf("&%s", t);
+	}
+	if (f->na > b->max_arg)
+		b->max_arg = f->na;
+	emit(e, "if (%s(c, %s, (unsigned long)%s, (u64)%s, %s, %s, %s))", f->name, dst,
+	     where_t, where_t, n0, s0, f->na ? "l->a" : "NULL");
+	emit(e, "\tgoto %s;", catch->name);
 	vec_pop(&b->errs);
 	b->nlong = nl;
 	b->nstr = ns;
@@ -996,18 +1081,26 @@ static Val ex_tpath_vars(Body *b, Node *n)
 	for (int i = 0; i < all->vars.len; i++) {
 		TargetPath *tp = vec_get(&all->vars, i);
 		const char *name = vec_get(&all->var_names, i);
-		fmt_item_lit(&items, xsprintf("%s%s=", i ? " " : "", name));
+		if (tp && tp->ctx_var) {
+			/* as for plain $$parms: what the family cannot read is
+			 * left out */
+			const CtxVar *cv = b->ep && b->ep->rp
+				? resolved_ctx_var(b->ep->rp, tp->ctx_var) : NULL;
+			if (!cv || !family_ctx_expr(b->ep, cv, false))
+				continue;
+		}
+		pp_lit(&items, xsprintf("%s%s=", items.len ? " " : "", name));
 		if (!tp) {
-			fmt_item_lit(&items, "?");
+			pp_lit(&items, "?");
 			continue;
 		}
 		const DiType *s = pp_strip(tp->type);
 		if (!n->deref && s && (s->kind == DI_TYPE_STRUCT || s->kind == DI_TYPE_UNION)) {
-			fmt_item_lit(&items, "{...}");
+			pp_lit(&items, "{...}");
 			continue;
 		}
 		if (!n->deref && s && s->kind == DI_TYPE_ARRAY) {
-			fmt_item_lit(&items, "[...]");
+			pp_lit(&items, "[...]");
 			continue;
 		}
 		Node *fake = node_new(N_NUMBER, n->loc);
