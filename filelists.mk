@@ -82,6 +82,7 @@ tapc_data_files = \
 	tapsets/ucontext-unwind.stp \
 	tapsets/uconversions-guru.stp \
 	tapsets/uconversions.stp \
+	tapsets/udp.stp \
 	tapsets/vfs.stp \
 	tapsets/x86_64/nd_syscalls.stp \
 	tapsets/x86_64/registers.stp \
@@ -505,6 +506,50 @@ tapc_dist_files = \
 	testsuite/run/abort_warn.stp \
 	testsuite/run/cast_header.out \
 	testsuite/run/cast_header.stp \
+	testsuite/run/di_cast.args \
+	testsuite/run/di_cast.out \
+	testsuite/run/di_cast.stp \
+	testsuite/run/di_cast_btf.args \
+	testsuite/run/di_cast_btf.env \
+	testsuite/run/di_cast_btf.out \
+	testsuite/run/di_cast_btf.stp \
+	testsuite/run/di_entry_call.args \
+	testsuite/run/di_entry_call.out \
+	testsuite/run/di_entry_call.stp \
+	testsuite/run/di_inline.args \
+	testsuite/run/di_inline.out \
+	testsuite/run/di_inline.stp \
+	testsuite/run/di_member.args \
+	testsuite/run/di_member.out \
+	testsuite/run/di_member.stp \
+	testsuite/run/di_member_btf.args \
+	testsuite/run/di_member_btf.env \
+	testsuite/run/di_member_btf.out \
+	testsuite/run/di_member_btf.stp \
+	testsuite/run/di_params.args \
+	testsuite/run/di_params.out \
+	testsuite/run/di_params.stp \
+	testsuite/run/di_params_btf.args \
+	testsuite/run/di_params_btf.env \
+	testsuite/run/di_params_btf.out \
+	testsuite/run/di_params_btf.stp \
+	testsuite/run/di_parms.args \
+	testsuite/run/di_parms.out \
+	testsuite/run/di_parms.stp \
+	testsuite/run/di_parms_btf.args \
+	testsuite/run/di_parms_btf.env \
+	testsuite/run/di_parms_btf.out \
+	testsuite/run/di_parms_btf.stp \
+	testsuite/run/di_return.args \
+	testsuite/run/di_return.out \
+	testsuite/run/di_return.stp \
+	testsuite/run/di_return_btf.args \
+	testsuite/run/di_return_btf.env \
+	testsuite/run/di_return_btf.out \
+	testsuite/run/di_return_btf.stp \
+	testsuite/run/di_statement.args \
+	testsuite/run/di_statement.out \
+	testsuite/run/di_statement.stp \
 	testsuite/run/entry_return.args \
 	testsuite/run/entry_return.out \
 	testsuite/run/entry_return.stp \
@@ -635,6 +680,40 @@ tapc_dist_files = \
 	testsuite/run/suppress_errors.out \
 	testsuite/run/suppress_errors.status \
 	testsuite/run/suppress_errors.stp \
+	testsuite/run/tapset_nd_vfs.args \
+	testsuite/run/tapset_nd_vfs.out \
+	testsuite/run/tapset_nd_vfs.stp \
+	testsuite/run/tapset_net.args \
+	testsuite/run/tapset_net.out \
+	testsuite/run/tapset_net.stp \
+	testsuite/run/tapset_netdev.args \
+	testsuite/run/tapset_netdev.out \
+	testsuite/run/tapset_netdev.stp \
+	testsuite/run/tapset_netdev_btf.args \
+	testsuite/run/tapset_netdev_btf.env \
+	testsuite/run/tapset_netdev_btf.out \
+	testsuite/run/tapset_netdev_btf.stp \
+	testsuite/run/tapset_proc.args \
+	testsuite/run/tapset_proc.out \
+	testsuite/run/tapset_proc.stp \
+	testsuite/run/tapset_proc_btf.args \
+	testsuite/run/tapset_proc_btf.env \
+	testsuite/run/tapset_proc_btf.out \
+	testsuite/run/tapset_proc_btf.stp \
+	testsuite/run/tapset_signal.args \
+	testsuite/run/tapset_signal.out \
+	testsuite/run/tapset_signal.stp \
+	testsuite/run/tapset_signal_btf.args \
+	testsuite/run/tapset_signal_btf.env \
+	testsuite/run/tapset_signal_btf.out \
+	testsuite/run/tapset_signal_btf.stp \
+	testsuite/run/tapset_vfs.args \
+	testsuite/run/tapset_vfs.out \
+	testsuite/run/tapset_vfs.stp \
+	testsuite/run/tapset_vfs_btf.args \
+	testsuite/run/tapset_vfs_btf.env \
+	testsuite/run/tapset_vfs_btf.out \
+	testsuite/run/tapset_vfs_btf.stp \
 	testsuite/run/task_cpu.out \
 	testsuite/run/task_cpu.stp \
 	testsuite/run/timer_T.args \
@@ -661,6 +740,14 @@ tapc_dist_files = \
 	testsuite/unit/test_util.c \
 	testsuite/vm/init \
 	testsuite/vm/mkinitramfs \
+	testsuite/vm/modvars/build-modules \
+	testsuite/vm/modvars/dummy_vars.out \
+	testsuite/vm/modvars/dummy_vars.sh \
+	testsuite/vm/modvars/dummy_vars.stp \
+	testsuite/vm/modvars/dummy_vars_btf.env \
+	testsuite/vm/modvars/dummy_vars_btf.out \
+	testsuite/vm/modvars/dummy_vars_btf.sh \
+	testsuite/vm/modvars/dummy_vars_btf.stp \
 	testsuite/vm/probes/build-modules \
 	testsuite/vm/probes/chatty.stp \
 	testsuite/vm/probes/chatty_kill.out \
@@ -743,8 +830,10 @@ tapc_dist_files = \
 	testsuite/vm/transport/target.sh \
 	testsuite/vm/transport/warn.out \
 	testsuite/vm/transport/warn.sh \
+	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
+	testsuite/vm/workloads/net_rw.c \
 	testsuite/vm/workloads/open_close.c \
 	testsuite/vm/workloads/read_zero.c \
 	testsuite/vm/workloads/sleeper.c \

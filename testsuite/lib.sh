@@ -43,6 +43,26 @@ summary() {
 	[ "$n_fail" -eq 0 ]
 }
 
+# A test's environment for tapc: X.env beside X.stp holds VAR=VALUE lines
+# (blank lines and "#" comments skipped), put in tapc's environment for
+# every tapc run of the test, e.g. SYSTEMTAP_DEBUGINFO_PATH=/nonexistent
+# for a run-test that must use BTF only.  case_env X.stp prints them one a
+# line (for mapfile; nothing when there is no X.env) and fails naming the
+# line that is not VAR=VALUE.
+case_env() {
+	local f=${1%.stp}.env line n=0
+	[ -f "$f" ] || return 0
+	while IFS= read -r line || [ -n "$line" ]; do
+		n=$((n + 1))
+		case $line in ''|'#'*) continue ;; esac
+		if ! [[ $line =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; then
+			echo "$f:$n: not VAR=VALUE: $line" >&2
+			return 1
+		fi
+		printf '%s\n' "$line"
+	done <"$f"
+}
+
 need_tapc() {
 	if [ ! -x "$TAPC" ]; then
 		echo "  FAIL no tapc at $TAPC (build first)"
