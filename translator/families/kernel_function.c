@@ -824,6 +824,16 @@ static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
 					    "after the inlined code)"), pp_text(pp));
 			return -1;
 		}
+		/* a name only the symbol table has (an alias such as
+		 * __x64_sys_getppid, code without DWARF): its entry by
+		 * symbol, as without debug information */
+		if (!fs.len && !arg_has_glob(fp.func) && !fp.file && !k.inl &&
+		    !k.label && !k.callee && !k.callees && !k.stmt) {
+			const NameList *syms = module ? module_function_symbols(module)
+						      : kernel_function_symbols();
+			if (syms && symbols_have_function(syms, fp.func))
+				return resolve_symbols_in(fam, pp, module, syms, out);
+		}
 		if (!fs.len && !arg_has_glob(fp.func) && !k.inl && !k.exported)
 			near_debug_functions(&r, fp.func);
 		for (int i = 0; i < fs.len; i++) {
