@@ -150,6 +150,11 @@ Val ex_target_vars(Body *b, Node *n);
 Val ex_entry(Body *b, Node *n);
 Val ex_register(Body *b, Node *n);
 Val ex_deref(Body *b, Node *n);
+/* The printer function (its name; its text and format table go to the
+ * declarations) of a value of type t as '$' (or '$$' when full) prints
+ * it, from its address (in_memory) or its value. */
+const char *pretty_printer(Emitter *e, const DiType *t, bool full, bool user,
+			   bool in_memory);
 
 /* ---- stmt.c ---- */
 void stmt(Body *b, Node *n);

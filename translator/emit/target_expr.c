@@ -1004,6 +1004,12 @@ static const PrinterFn *printer_fn(Emitter *e, const DiType *t, bool full, bool 
 	return f;
 }
 
+const char *pretty_printer(Emitter *e, const DiType *t, bool full, bool user,
+			   bool in_memory)
+{
+	return printer_fn(e, t, full, user, in_memory)->name;
+}
+
 /* The pretty string of one path into dst: a read that faults makes it
  * "ERROR". */
 static void pretty_into(Body *b, Node *n, TargetPath *tp, bool full, Val base,

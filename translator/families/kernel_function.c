@@ -607,16 +607,36 @@ static void statement_lines(Resolver *r, const DiFunction *f,
 			lines = di_function_lines(f, lo, INT_MAX);
 		int want = lines.len && nearest && lo == hi
 			? ((DiLine *)lines.data[0])->src.line : -1;
+		int made = 0;
 		for (int j = 0; j < lines.len; j++) {
 			const DiLine *l = lines.data[j];
 			if (want >= 0 && l->src.line != want)
 				continue;
+			/* its own lines, not those of a function inlined
+			 * into it from above it in the file (as stap) */
+			if (l->src.line < f->decl.line)
+				continue;
+			made++;
 			/* stap names a .nearest point by the line asked for */
 			int shown = nearest && lo == hi ? lo : l->src.line;
 			const char *file = l->src.file ? l->src.file : f->decl.file;
 			const char *arg = as_function ? function_text(f)
 				: xsprintf("%s@%s:%d", f->name, file ? file : "?", shown);
 			make_point(r, point_named(r, r->pp, arg), f, l->pc);
+		}
+		if (made || as_function || nearest || lo != hi)
+			continue;
+		/* "did you mean": the lines near it that have code */
+		Vec near = di_function_lines(f, lo > 10 ? lo - 10 : 0, hi + 10);
+		const char *want_text = comp_str(r->pp->comps.data[r->fi]);
+		for (int j = 0; j < near.len; j++) {
+			const DiLine *l = near.data[j];
+			if (l->src.line < f->decl.line)
+				continue;
+			const char *file = l->src.file ? l->src.file : f->decl.file;
+			const char *c = xsprintf("%s@%s:%d", f->name, file ? file : "?",
+						 l->src.line);
+			family_near_miss(r->pp, r->fi, want_text, c, c);
 		}
 	}
 }
@@ -803,6 +823,16 @@ static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
 					    "probe them (probe the caller, or a .statement "
 					    "after the inlined code)"), pp_text(pp));
 			return -1;
+		}
+		/* a name only the symbol table has (an alias such as
+		 * __x64_sys_getppid, code without DWARF): its entry by
+		 * symbol, as without debug information */
+		if (!fs.len && !arg_has_glob(fp.func) && !fp.file && !k.inl &&
+		    !k.label && !k.callee && !k.callees && !k.stmt) {
+			const NameList *syms = module ? module_function_symbols(module)
+						      : kernel_function_symbols();
+			if (syms && symbols_have_function(syms, fp.func))
+				return resolve_symbols_in(fam, pp, module, syms, out);
 		}
 		if (!fs.len && !arg_has_glob(fp.func) && !k.inl && !k.exported)
 			near_debug_functions(&r, fp.func);
