@@ -71,6 +71,9 @@ extern int tap_test_ncpus;
 #define local_irq_save(f) do { (f) = 0; } while (0)
 #define local_irq_restore(f) do { (void)(f); } while (0)
 #define in_nmi() 0
+#ifndef barrier
+#define barrier() __asm__ __volatile__("" ::: "memory")
+#endif
 #define ndelay(n) do { (void)(n); } while (0)
 #define cpu_relax() do { } while (0)
 

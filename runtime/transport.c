@@ -81,7 +81,8 @@ MODULE_PARM_DESC(_tap_transport,
 #define TAP_DEFAULT_BUFSIZE	(1024 * 1024)
 #define TAP_MAX_BUFSIZE		(1024UL * 1024 * 1024)
 #define TAP_CTL_RING_SIZE	(16 * 1024)
-#define TAP_NR_LEVELS		3	/* task, softirq, hardirq */
+#define TAP_NR_LEVELS		4	/* task, softirq, hardirq, NMI (x86 runs a
+				 * kprobe's int3 handler as an NMI) */
 #define TAP_REC_MAX		(sizeof(struct tap_rec_hdr) + TAP_PRINT_BUFSIZE)
 #define TAP_OVERFLOW_MAX	(32UL * 1024 * 1024) /* begin/end output held back */
 #define TAP_OVERFLOW_STALL_MS	10000
@@ -108,6 +109,8 @@ struct tap_cpu {
 	struct tap_ring trace;		/* ring mode only */
 	struct tap_waiter trace_waiter;
 	struct tap_ring ctl;		/* messages from probes */
+	int emitting;			/* in tap_emit_now(): an NMI-level
+					 * handler on this CPU writes nothing */
 };
 
 /* A record of a begin or end probe waiting for room. */
@@ -265,6 +268,15 @@ static bool tap_emit_now(struct tap_rec_hdr *h, size_t total)
 	bool ok;
 
 	local_irq_save(flags);
+	/* Interrupts off keep out everything but an NMI-level handler (a
+	 * kprobe's int3), which must not write into a record being written
+	 * on its CPU, nor switch a relay sub-buffer. */
+	if (READ_ONCE(tap_this_cpu()->emitting) || (in_nmi() && tap_tp.relay)) {
+		local_irq_restore(flags);
+		return false;
+	}
+	WRITE_ONCE(tap_this_cpu()->emitting, 1);
+	barrier();
 	if (tap_tp.relay)
 		ok = tap_relay_put(h, total);
 	else
@@ -273,6 +285,8 @@ static bool tap_emit_now(struct tap_rec_hdr *h, size_t total)
 		this_cpu_inc(tap_tp.counters->records);
 		this_cpu_add(tap_tp.counters->bytes, h->len);
 	}
+	barrier();
+	WRITE_ONCE(tap_this_cpu()->emitting, 0);
 	local_irq_restore(flags);
 	return ok;
 }

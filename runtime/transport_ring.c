@@ -59,7 +59,8 @@ static void tap_waiter_arm(struct tap_waiter *w)
 	smp_mb();
 }
 
-/* Any context but NMI: wake a waiting reader, later. */
+/* Any context (irq_work_queue() may be called from an NMI): wake a
+ * waiting reader, later. */
 static void tap_waiter_kick(struct tap_waiter *w)
 {
 	smp_mb();
