@@ -741,6 +741,9 @@ tapc_dist_files = \
 	testsuite/vm/init \
 	testsuite/vm/mkinitramfs \
 	testsuite/vm/modvars/build-modules \
+	testsuite/vm/modvars/dummy_stmt.out \
+	testsuite/vm/modvars/dummy_stmt.sh \
+	testsuite/vm/modvars/dummy_stmt.stp \
 	testsuite/vm/modvars/dummy_vars.out \
 	testsuite/vm/modvars/dummy_vars.sh \
 	testsuite/vm/modvars/dummy_vars.stp \
