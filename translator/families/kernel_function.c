@@ -1,12 +1,15 @@
-/* kernel_function.c - probes on kernel code by DWARF: kernel.function,
- * kernel.statement, module().function/statement.
+/* kernel.function, kernel.statement, module().function/statement:
+ * probes on kernel code, resolved through the target's debug information
+ * (debuginfo.h, di_*).
  *
- * Without DWARF (not read in this pass yet) a DWARF point is checked
- * against the target's symbol table where one exists: a function that is
- * not there matches nothing, a wildcard expands to the functions that are.
- * Such points are needs_debuginfo: their $variables come later, from DWARF.
- * A pattern with a @file or :line part cannot be checked by symbols, so
- * it stays as written.
+ * With DWARF: functions and inlined instances by name and source file,
+ * lines, labels, callees; each point carries its DiFunction and pc
+ * (KernelPointData) for dvars.c, and is named by its source place as stap
+ * names it.  With BTF: functions' entries and returns only; what needs
+ * DWARF is a pass-2 error saying where tapc looked.  With neither (or a
+ * name only the symbol table has): the symbol tables, as kprobe.function
+ * does; such points are needs_debuginfo, and a pattern with a @file or
+ * :line part stays as written.
  */
 #include "emit_glue.h"
 #include "kprobe.h"
@@ -15,8 +18,8 @@
 #include <stdint.h>
 #include <string.h>
 
-/* ResolvedPoint.data: KernelPointData (kprobe.h), as pass 3 puts these
- * probes on kprobes (kprobe.c) while tapc reads no DWARF. */
+/* ResolvedPoint.data: KernelPointData (kprobe.h): pass 3 puts these
+ * probes on kprobes (kprobe.c). */
 
 /* Source files whose functions are all off limits. */
 static const char *const blocked_files[] = {
@@ -641,6 +644,15 @@ static void statement_lines(Resolver *r, const DiFunction *f,
 	}
 }
 
+static int cmp_line_pc(const void *a, const void *b)
+{
+	const DiLine *x = *(const DiLine *const *)a;
+	const DiLine *y = *(const DiLine *const *)b;
+	if (x->pc != y->pc)
+		return x->pc < y->pc ? -1 : 1;
+	return x->src.line - y->src.line;
+}
+
 static int cmp_func_name_inline(const void *a, const void *b)
 {
 	const DiFunction *x = *(const DiFunction *const *)a;
@@ -797,22 +809,41 @@ static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
 		     (k.label && arg_has_glob(comp_str(k.label))) || k.callees ||
 		     (k.callee && arg_has_glob(comp_str(k.callee)));
 
-	/* statement("*@FILE:LINES"): every function's code on those lines */
+	/* statement("*@FILE:LINES"): every function's code on those lines,
+	 * one probe per address (the lowest line there names it; -l lists
+	 * them all) */
 	if (k.stmt && ls.given && !strcmp(fp.func, "*")) {
+		Vec all = { 0 };
 		for (int i = 0; i < ls.n; i++) {
 			Vec lines = di_source_lines(module, fp.file, ls.r[i].lo,
 						    ls.r[i].hi, k.nearest);
 			for (int j = 0; j < lines.len; j++) {
-				const DiLine *l = lines.data[j];
+				DiLine *l = lines.data[j];
 				if (!l->func || blocked_function(l->func->name))
 					continue;
-				int shown = k.nearest && ls.r[i].lo == ls.r[i].hi
-					? ls.r[i].lo : l->src.line;
-				make_point(&r, point_named(&r, pp, xsprintf(
-						"%s@%s:%d", l->func->name,
-						l->src.file ? l->src.file : fp.file,
-						shown)), l->func, l->pc);
+				/* stap names a .nearest point by the line asked for */
+				if (k.nearest && ls.r[i].lo == ls.r[i].hi) {
+					DiLine *c = NEW(DiLine);
+					*c = *l;
+					c->src.line = ls.r[i].lo;
+					l = c;
+				}
+				vec_push(&all, l);
 			}
+		}
+		if (all.len > 1)
+			vec_sort(&all, cmp_line_pc);
+		for (int j = 0; j < all.len; j++) {
+			const DiLine *l = all.data[j];
+			/* -l lists every line, as stap */
+			if (j && ((DiLine *)all.data[j - 1])->pc == l->pc &&
+			    !sess.listing)
+				continue;
+			r.seen.len = 0;
+			make_point(&r, point_named(&r, pp, xsprintf(
+					"%s@%s:%d", l->func->name,
+					l->src.file ? l->src.file : fp.file,
+					l->src.line)), l->func, l->pc);
 		}
 	} else {
 		int inline_only = 0;
