@@ -162,8 +162,8 @@ int build_cache_clean(void)
 	int n = 0;
 	if (!base)
 		return 0;
-	const char *subs[] = { "modules", "features" };
-	for (int i = 0; i < 2; i++) {
+	const char *subs[] = { "modules", "features", "debuginfo", "btf" };
+	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
 		const char *d = xsprintf("%s/%s", base, subs[i]);
 		Vec names = list_dir(d, "", "");
 		for (int j = 0; j < names.len; j++)

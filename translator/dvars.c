@@ -493,6 +493,12 @@ TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
 					 similar_names(intern(xsprintf("$%s", name)), &names));
 				list_note(n->loc, xsprintf(_("the variables of '%s' there"), fname),
 					  &names, "");
+				/* BTF names parameters only: say where the
+				 * rest would come from */
+				if (di_source(vc->dp.module) == DI_SRC_BTF)
+					note_at(n->loc, _("only the parameters are known: "
+							  "locals need DWARF debuginfo, and %s"),
+						di_why_no_dwarf(vc->dp.module));
 			}
 			return NULL;
 		}
