@@ -604,6 +604,12 @@ TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report)
 		return NULL;
 	const char *text = n->str ? n->str : "";
 	const DiType *t = cast_type_of(module, text);
+	/* with no module named, a module probe's @cast also looks in the
+	 * kernel, where most of what a module points at is declared */
+	if (!t && module && !n->module && have_types(NULL)) {
+		module = NULL;
+		t = cast_type_of(NULL, text);
+	}
 	if (!t) {
 		REPORT(n->loc, _("no type '%s' in the debug information of %s"), text,
 		       module ? xsprintf(_("module %s"), module) : _("the kernel"));
