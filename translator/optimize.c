@@ -589,9 +589,16 @@ void optimize_before_types(void)
 	for (int i = 0; i < elab.scopes.len; i++) {
 		Scope *sc = vec_get(&elab.scopes, i);
 		if (sc->probe && is_empty(sc->probe->body) && !is_counter_probe(sc)) {
-			if (!sc->from_tapset)
+			if (!sc->from_tapset) {
+				/* named as the script wrote it, so a wildcard's
+				 * thousands of probes warn once (diag.c drops
+				 * the repeats) */
+				ProbePoint *pp = vec_get(&sc->probe->points, 0);
+				while (pp->from)
+					pp = pp->from;
 				warning_at(sc->probe->loc, _("side-effect-free probe '%s'"),
-					   probe_point_text(vec_get(&sc->probe->points, 0)));
+					   probe_point_text(pp));
+			}
 			continue;
 		}
 		elab.scopes.data[out++] = sc;
