@@ -320,9 +320,12 @@ static KMod *kmod(const char *module)
 	KMod *k = NEW(KMod);
 	k->key = key;
 	vec_push(&kmods, k);
+	const char *who = module ? module : "kernel";
 	k->m = open_dwarf(k, module);
 	if (k->m) {
 		k->src = DI_SRC_DWARF;
+		verbose(2, _("debuginfo: %s: DWARF from %s\n"), who,
+			k->m->debug_path ? k->m->debug_path : k->m->path);
 		return k;
 	}
 	DiModule *bm = NEW(DiModule);
@@ -330,11 +333,14 @@ static KMod *kmod(const char *module)
 	if (btf_open(module ? key : NULL, bm, &why)) {
 		k->src = DI_SRC_BTF;
 		k->m = bm;
+		verbose(2, _("debuginfo: %s: BTF from %s (%s)\n"), who,
+			bm->path ? bm->path : "?", k->why_no_dwarf);
 		return k;
 	}
 	k->src = DI_SRC_NONE;
 	k->why_none = xsprintf(_("%s; and no BTF: %s"), k->why_no_dwarf,
 			       why ? why : _("not found"));
+	verbose(2, _("debuginfo: %s: none (%s)\n"), who, k->why_none);
 	return k;
 }
 

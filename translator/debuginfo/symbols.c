@@ -239,7 +239,7 @@ const NameList *kernel_function_symbols(void)
 	if (names.len == 0)
 		return NULL;
 	namelist_finish(&list, &names);
-	verbose(2, "probes: %d kernel function symbols from %s", list.len, list.source);
+	verbose(2, "probes: %d kernel function symbols from %s\n", list.len, list.source);
 	return &list;
 }
 
