@@ -238,6 +238,8 @@ typedef struct DiVariable {
 	const DiType *type;
 	DiSrcLoc decl;
 	bool is_param;
+	bool in_block;          /* a local of a lexical block inside the
+				 * function, not of the function itself */
 	DiLocation loc;         /* at the pc it was asked for */
 } DiVariable;
 
