@@ -1763,9 +1763,10 @@ static int cmp_hit(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The statement rows of the CU's files whose name matches (file_glob, or
+/* The line rows of the CU's files whose name matches (file_glob, or
  * exactly exact_file), optionally only within [lo_pc, hi_pc); sorted by
- * file, line and address. */
+ * file, line and address.  Every row, is_stmt or not: stap offers a
+ * line whose code gcc did not mark as a statement start too. */
 static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 			const char *exact_file, Dwarf_Addr lo_pc, Dwarf_Addr hi_pc)
 {
@@ -1780,11 +1781,10 @@ static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a = 0;
 		int line = 0;
-		bool stmt = false, end = false;
+		bool end = false;
 		dwarf_lineaddr(l, &a);
-		dwarf_linebeginstatement(l, &stmt);
 		dwarf_lineendsequence(l, &end);
-		if (end || !stmt || a < lo_pc || a >= hi_pc)
+		if (end || a < lo_pc || a >= hi_pc)
 			continue;
 		dwarf_lineno(l, &line);
 		if (line <= 0)
