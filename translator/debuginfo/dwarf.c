@@ -1684,7 +1684,7 @@ Vec dwarf_variables_at(const DiFunction *f, uint64_t pc)
 	out = params_of(dm, &die, &cu, fbase, pc, df);
 	/* locals: the function's own, then each block that holds pc */
 	Dwarf_Die scope = die;
-	for (bool in_block = false;; in_block = true) {
+	for (int block = 0;; block++) {
 		Dwarf_Die next;
 		bool deeper = false;
 		if (dwarf_child(&scope, &c) != 0)
@@ -1693,7 +1693,7 @@ Vec dwarf_variables_at(const DiFunction *f, uint64_t pc)
 			int tag = dwarf_tag(&c);
 			if (tag == DW_TAG_variable) {
 				DiVariable *v = conv_var(dm, &c, &cu, fbase, pc, false, df);
-				v->in_block = in_block;
+				v->block = block;
 				vec_push(&out, v);
 			}
 			else if (tag == DW_TAG_lexical_block && !deeper &&

@@ -490,12 +490,12 @@ static void add_ctx_vars(ResolvedPoint *rp, const DiFunction *f, uint64_t pc)
 							  di_type_text(f->ret)));
 	for (int i = 0; i < vars.len; i++) {
 		const DiVariable *v = vars.data[i];
-		if (!v->name || v->loc.kind == DI_LOC_NONE || v->in_block)
+		if (!v->name || v->loc.kind == DI_LOC_NONE || v->block)
 			continue;
 		bool shadowed = false;
 		for (int j = i + 1; j < vars.len && !shadowed; j++) {
 			const DiVariable *w = vars.data[j];
-			shadowed = w->name && !w->in_block && !strcmp(w->name, v->name);
+			shadowed = w->name && !w->block && !strcmp(w->name, v->name);
 		}
 		if (!shadowed)
 			vec_push(&rp->list_vars, (void *)xsprintf(" $%s:%s", v->name,
