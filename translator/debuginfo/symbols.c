@@ -282,7 +282,7 @@ static void symlist_store(const char *cache, const NameList *l)
 		sb_putc(&sb, 0);
 	}
 	if (!write_file_atomic(cache, sb_cstr(&sb), sb.len))
-		verbose(1, "probes: cannot write %s: %s", cache, strerror(errno));
+		verbose(1, _("cannot write the symbol list %s: %s\n"), cache, strerror(errno));
 	sb_free(&sb);
 }
 
