@@ -734,9 +734,23 @@ TargetPath *debug_target_vars(ResolvedPoint *rp, Node *n, bool entry)
 		vec_push(&all->vars, tp);
 		return all;
 	}
-	Vec seen = { 0 };
+	/* stap's order: the innermost block's locals first, out to the
+	 * function's parameters and own locals; an inner one hides an
+	 * outer one of the same name */
+	Vec order = { 0 };
+	int deepest = 0;
 	for (int i = 0; i < vc->vars.len; i++) {
 		const DiVariable *v = vec_get(&vc->vars, i);
+		if (v->block > deepest)
+			deepest = v->block;
+	}
+	for (int d = deepest; d >= 0; d--)
+		for (int i = 0; i < vc->vars.len; i++)
+			if (((const DiVariable *)vec_get(&vc->vars, i))->block == d)
+				vec_push(&order, vec_get(&vc->vars, i));
+	Vec seen = { 0 };
+	for (int i = 0; i < order.len; i++) {
+		const DiVariable *v = vec_get(&order, i);
 		if (!v->name || (v->is_param ? !want_parms : !want_locals))
 			continue;
 		if (vec_has(&seen, (void *)intern(v->name)))

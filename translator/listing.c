@@ -119,6 +119,11 @@ static Vec probe_var_parts(Probe *p)
 	}
 	/* an alias names its variables; a plain point shows the context */
 	ResolvedPoint *rp = p->from_alias ? NULL : p->rp;
+	if (rp && rp->has_list_vars) {
+		for (int i = 0; i < rp->list_vars.len; i++)
+			vec_push(&parts, rp->list_vars.data[i]);
+		return parts;
+	}
 	for (int i = 0; rp && i < rp->ctx_vars.len; i++) {
 		CtxVar *cv = vec_get(&rp->ctx_vars, i);
 		vec_push(&parts, (void *)xsprintf(" $%s:%s", cv->name,

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern const ProbeFamily family_kernel_function;
+
 static bool changed;
 
 static Node *body_of(Scope *sc)
@@ -84,6 +86,13 @@ static int defined_value(Scope *sc, Node *e)
 		}
 		if (cv)
 			return (e->comps.len || e->addressof) && cv->scalar ? 0 : 1;
+		/* a kernel.function point placed by symbol only: its DWARF and
+		 * BTF were asked during resolution and do not describe it, so
+		 * it has no variables but $return, read from the registers
+		 * (stap: not defined) */
+		if (rp->family == &family_kernel_function)
+			return rp->is_return && !strcmp(name, "return") &&
+			       !e->comps.len && !e->addressof;
 		return rp->needs_debuginfo ? -1 : 0;
 	}
 	case N_TARGET_VARS:

@@ -238,6 +238,9 @@ typedef struct DiVariable {
 	const DiType *type;
 	DiSrcLoc decl;
 	bool is_param;
+	int block;              /* 0: a parameter or local of the function
+				 * itself; n > 0: a local of the nth lexical
+				 * block inward (holding the pc) */
 	DiLocation loc;         /* at the pc it was asked for */
 } DiVariable;
 

@@ -1684,15 +1684,18 @@ Vec dwarf_variables_at(const DiFunction *f, uint64_t pc)
 	out = params_of(dm, &die, &cu, fbase, pc, df);
 	/* locals: the function's own, then each block that holds pc */
 	Dwarf_Die scope = die;
-	for (;;) {
+	for (int block = 0;; block++) {
 		Dwarf_Die next;
 		bool deeper = false;
 		if (dwarf_child(&scope, &c) != 0)
 			break;
 		do {
 			int tag = dwarf_tag(&c);
-			if (tag == DW_TAG_variable)
-				vec_push(&out, conv_var(dm, &c, &cu, fbase, pc, false, df));
+			if (tag == DW_TAG_variable) {
+				DiVariable *v = conv_var(dm, &c, &cu, fbase, pc, false, df);
+				v->block = block;
+				vec_push(&out, v);
+			}
 			else if (tag == DW_TAG_lexical_block && !deeper &&
 				 dwarf_haspc(&c, pc - dm->bias) == 1) {
 				next = c;
@@ -1760,9 +1763,10 @@ static int cmp_hit(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* The statement rows of the CU's files whose name matches (file_glob, or
+/* The line rows of the CU's files whose name matches (file_glob, or
  * exactly exact_file), optionally only within [lo_pc, hi_pc); sorted by
- * file, line and address. */
+ * file, line and address.  Every row, is_stmt or not: stap offers a
+ * line whose code gcc did not mark as a statement start too. */
 static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 			const char *exact_file, Dwarf_Addr lo_pc, Dwarf_Addr hi_pc)
 {
@@ -1777,11 +1781,10 @@ static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 		Dwarf_Line *l = dwarf_onesrcline(lines, i);
 		Dwarf_Addr a = 0;
 		int line = 0;
-		bool stmt = false, end = false;
+		bool end = false;
 		dwarf_lineaddr(l, &a);
-		dwarf_linebeginstatement(l, &stmt);
 		dwarf_lineendsequence(l, &end);
-		if (end || !stmt || a < lo_pc || a >= hi_pc)
+		if (end || a < lo_pc || a >= hi_pc)
 			continue;
 		dwarf_lineno(l, &line);
 		if (line <= 0)

@@ -14,6 +14,9 @@
  * booted, so no probe can be put there.
  */
 #include "debuginfo.h"
+#include "cache.h"
+
+#include <errno.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -209,6 +212,80 @@ static char *running_kernel_text_symbols(void)
 	return text;
 }
 
+/* ---- the kernel's function list, cached ----
+ *
+ * Parsing and sorting a 4 MB System.map costs tens of milliseconds, more
+ * than the rest of a -p2 run of a small script.  The finished list (sorted,
+ * without duplicates) is kept in the cache folder as symbols/KEY.list:
+ * a header line, the count on a line, then the names, each ended by a
+ * NUL.  KEY hashes the file it was made from, with its size, time,
+ * device and inode (for /proc/kallsyms: the boot id), so a changed
+ * source is read again. */
+
+#define SYMLIST_MAGIC "tapc symbol list v1\n"
+
+/* The cache file of the list made from PATH, or NULL when it is not
+ * cached (no cache folder, or PATH cannot be identified). */
+static const char *symlist_cache_path(const char *path)
+{
+	Sha256 s;
+	sha256_init(&s);
+	hash_str(&s, SYMLIST_MAGIC);
+	hash_str(&s, path);
+	if (!strcmp(path, "/proc/kallsyms")) {
+		char *boot_id = read_whole_file("/proc/sys/kernel/random/boot_id", NULL);
+		if (!boot_id)
+			return NULL;
+		hash_str(&s, boot_id);
+	} else {
+		struct stat st;
+		if (stat(path, &st) != 0)
+			return NULL;
+		char id[128];
+		snprintf(id, sizeof id, "%llu %lld.%09ld %llu %llu",
+			 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			 (long)st.st_mtim.tv_nsec, (unsigned long long)st.st_dev,
+			 (unsigned long long)st.st_ino);
+		hash_str(&s, id);
+	}
+	const char *dir = cache_subdir("symbols");
+	return dir ? xsprintf("%s/%s.list", dir, sha256_hex(&s, 32)) : NULL;
+}
+
+static bool symlist_load(const char *cache, NameList *l)
+{
+	size_t len;
+	char *img = read_whole_file(cache, &len);
+	size_t hl = strlen(SYMLIST_MAGIC);
+	if (!img || len < hl || memcmp(img, SYMLIST_MAGIC, hl))
+		return false;
+	char *p = img + hl, *end;
+	long n = strtol(p, &end, 10);
+	if (end == p || *end != '\n' || n <= 0 || img[len - 1] != 0)
+		return false;
+	Vec names = { 0 };
+	for (p = end + 1; p < img + len; p += strlen(p) + 1)
+		vec_push(&names, p);
+	if (names.len != n)         /* cut short */
+		return false;
+	l->names = (const char **)names.data;
+	l->len = names.len;
+	return true;
+}
+
+static void symlist_store(const char *cache, const NameList *l)
+{
+	StrBuf sb = { 0 };
+	sb_printf(&sb, "%s%d\n", SYMLIST_MAGIC, l->len);
+	for (int i = 0; i < l->len; i++) {
+		sb_puts(&sb, l->names[i]);
+		sb_putc(&sb, 0);
+	}
+	if (!write_file_atomic(cache, sb_cstr(&sb), sb.len))
+		verbose(1, _("cannot write the symbol list %s: %s\n"), cache, strerror(errno));
+	sb_free(&sb);
+}
+
 const NameList *kernel_function_symbols(void)
 {
 	static NameList list;
@@ -218,9 +295,14 @@ const NameList *kernel_function_symbols(void)
 	tried = true;
 	char *text = NULL;
 	const char *rel = target_release();
-	if (target_is_running_kernel()) {
-		text = xstrdup_or_null(running_kernel_text_symbols());
+	const char *cache = NULL;
+	if (target_is_running_kernel() &&
+	    access("/proc/kallsyms", R_OK) == 0) {
 		list.source = "/proc/kallsyms";
+		cache = symlist_cache_path(list.source);
+		if (cache && symlist_load(cache, &list))
+			goto done;
+		text = xstrdup_or_null(running_kernel_text_symbols());
 	}
 	const char *maps[] = {
 		sess.kernel_build_dir ? xsprintf("%s/System.map", sess.kernel_build_dir) : NULL,
@@ -229,8 +311,18 @@ const NameList *kernel_function_symbols(void)
 		xsprintf("/usr/lib/debug/boot/System.map-%s", rel),
 	};
 	for (size_t i = 0; !text && i < sizeof maps / sizeof maps[0]; i++) {
-		if (maps[i] && (text = real_system_map(maps[i])))
+		if (!maps[i])
+			continue;
+		/* a cached list is of a real map: a stub is never cached */
+		const char *c = symlist_cache_path(maps[i]);
+		if (c && symlist_load(c, &list)) {
 			list.source = maps[i];
+			goto done;
+		}
+		if ((text = real_system_map(maps[i]))) {
+			list.source = maps[i];
+			cache = c;
+		}
 	}
 	if (!text)
 		return NULL;
@@ -239,6 +331,9 @@ const NameList *kernel_function_symbols(void)
 	if (names.len == 0)
 		return NULL;
 	namelist_finish(&list, &names);
+	if (cache)
+		symlist_store(cache, &list);
+done:
 	verbose(2, "probes: %d kernel function symbols from %s\n", list.len, list.source);
 	return &list;
 }

@@ -481,6 +481,26 @@ static void add_ctx_vars(ResolvedPoint *rp, const DiFunction *f, uint64_t pc)
 		CtxVar *cv = rp_var(rp, v->name, TY_LONG, di_type_text(v->type));
 		cv->writable = true;
 	}
+	/* -L, as stap lists a point: the parameters and the function's own
+	 * locals that have a location at pc, but not the locals of its
+	 * inner blocks (which $$vars and scripts still see) */
+	rp->has_list_vars = true;
+	if (rp->is_return && f->ret)
+		vec_push(&rp->list_vars, (void *)xsprintf(" $return:%s",
+							  di_type_text(f->ret)));
+	for (int i = 0; i < vars.len; i++) {
+		const DiVariable *v = vars.data[i];
+		if (!v->name || v->loc.kind == DI_LOC_NONE || v->block)
+			continue;
+		bool shadowed = false;
+		for (int j = i + 1; j < vars.len && !shadowed; j++) {
+			const DiVariable *w = vars.data[j];
+			shadowed = w->name && !w->block && !strcmp(w->name, v->name);
+		}
+		if (!shadowed)
+			vec_push(&rp->list_vars, (void *)xsprintf(" $%s:%s", v->name,
+								  di_type_text(v->type)));
+	}
 }
 
 /* What one resolution collects before it makes points. */

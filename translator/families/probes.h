@@ -46,6 +46,11 @@ typedef struct ResolvedPoint {
 				   @perf("NAME") in user_space probes reads */
 	void *data;             /* family-specific facts for pass 3 (see the
 				 * family's file), or NULL */
+	Vec list_vars;          /* with has_list_vars: the " $name:type" parts
+				 * -L shows, when they are not those of
+				 * ctx_vars (kernel.function: see
+				 * add_ctx_vars()) */
+	bool has_list_vars;
 } ResolvedPoint;
 
 /* Resolve a point that is not an alias against the families.
