@@ -855,6 +855,7 @@ tapc_dist_files = \
 	translator/debuginfo/debuginfo.h \
 	translator/debuginfo/dwarf.c \
 	translator/debuginfo/elf.c \
+	translator/debuginfo/headers.c \
 	translator/debuginfo/kdebug.c \
 	translator/debuginfo/kheaders.c \
 	translator/debuginfo/kreaders.h \
