@@ -399,6 +399,16 @@ tapc_dist_files = \
 	testsuite/golden/sem/badlib/semtest_fine.stp \
 	testsuite/golden/sem/brace_sufficient.p2 \
 	testsuite/golden/sem/brace_sufficient.stp \
+	testsuite/golden/sem/cast_header_badlist.err \
+	testsuite/golden/sem/cast_header_badlist.stp \
+	testsuite/golden/sem/cast_header_member.err \
+	testsuite/golden/sem/cast_header_member.stp \
+	testsuite/golden/sem/cast_header_missing.err \
+	testsuite/golden/sem/cast_header_missing.stp \
+	testsuite/golden/sem/cast_header_notype.err \
+	testsuite/golden/sem/cast_header_notype.stp \
+	testsuite/golden/sem/cast_header_ok.p2 \
+	testsuite/golden/sem/cast_header_ok.stp \
 	testsuite/golden/sem/condition.err \
 	testsuite/golden/sem/condition.stp \
 	testsuite/golden/sem/context_unchecked.args \
