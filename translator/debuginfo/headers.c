@@ -184,15 +184,15 @@ static void load(HeaderSet *hs)
 	const char *dir = keyed ? cache_subdir("headers") : NULL;
 	const char *ofile = dir ? xsprintf("%s/%s.o", dir, key) : NULL;
 	if (!ofile || !is_file(ofile)) {
-		char tmpl[] = "/tmp/tapc-hdr-XXXXXX";
-		const char *tmpdir = mkdtemp(tmpl);
-		if (!tmpdir) {
+		const char *t = getenv("TMPDIR");
+		char *tmpdir = xsprintf("%s/tapc-hdr-XXXXXX", t && *t ? t : "/tmp");
+		if (!mkdtemp(tmpdir)) {
 			hs->why = xsprintf(_("cannot make a temporary folder: %s"),
 					   strerror(errno));
 			sb_free(&src);
 			return;
 		}
-		tmpdir = xstrdup(tmpdir);
+		temp_dir_add(tmpdir);   /* removed on a fatal signal */
 		const char *cfile = xsprintf("%s/types.c", tmpdir);
 		const char *tmpo = xsprintf("%s/types.o", tmpdir);
 		FILE *f = fopen(cfile, "w");
@@ -221,6 +221,7 @@ static void load(HeaderSet *hs)
 		unlink(cfile);
 		if (!ok) {
 			rmdir(tmpdir);
+			temp_dir_forget(tmpdir);
 			hs->why = why;
 			sb_free(&src);
 			return;
@@ -232,6 +233,7 @@ static void load(HeaderSet *hs)
 			unlink(tmpo);
 		}
 		rmdir(tmpdir);
+		temp_dir_forget(tmpdir);
 		if (!hs->mod)
 			hs->why = why2;
 		sb_free(&src);
