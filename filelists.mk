@@ -516,6 +516,8 @@ tapc_dist_files = \
 	testsuite/run/abort_warn.stp \
 	testsuite/run/cast_header.out \
 	testsuite/run/cast_header.stp \
+	testsuite/run/cast_user_header.out \
+	testsuite/run/cast_user_header.stp \
 	testsuite/run/di_cast.args \
 	testsuite/run/di_cast.out \
 	testsuite/run/di_cast.stp \
