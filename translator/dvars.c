@@ -117,15 +117,26 @@ static const char *type_text(const DiType *t)
 	return t ? di_type_text(t) : "void";
 }
 
+/* A type by name from module's debug information or, when `module` is a
+ * list of user-space headers ("<sys/un.h>", as @cast's walk passes it),
+ * from theirs. */
+static const DiType *named_type(const char *module, const char *name)
+{
+	const char *why;
+	if (module && module[0] == '<')
+		return di_header_type(module, name, &why);
+	return di_find_type(module, name);
+}
+
 /* t behind typedefs and qualifiers, a declared-only struct replaced by
  * its definition when one is known. */
 static const DiType *strip(const DiType *t, const char *module)
 {
 	t = di_type_strip(t);
 	if (t && t->kind == DI_TYPE_FWD && t->name) {
-		const DiType *def = di_find_type(module, xsprintf("struct %s", t->name));
+		const DiType *def = named_type(module, xsprintf("struct %s", t->name));
 		if (!def || di_type_strip(def)->kind == DI_TYPE_FWD)
-			def = di_find_type(module, xsprintf("union %s", t->name));
+			def = named_type(module, xsprintf("union %s", t->name));
 		if (def && di_type_strip(def)->kind != DI_TYPE_FWD)
 			t = di_type_strip(def);
 	}
@@ -650,9 +661,11 @@ TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report)
 	tp->start = TP_POINTER;
 	tp->start_type = pointer_to(t);
 	tp->user = rp && rp->user_space && (!n->module || headers);
-	if (!walk(tp, n, "@cast(...)", module, report))
+	/* a declared-only struct on the way is looked up where T was */
+	const char *where = headers ? headers : module;
+	if (!walk(tp, n, "@cast(...)", where, report))
 		return NULL;
-	if (!finish(tp, n, path_upto("@cast(...)", &n->comps, n->comps.len), module,
+	if (!finish(tp, n, path_upto("@cast(...)", &n->comps, n->comps.len), where,
 		    report))
 		return NULL;
 	return tp;
