@@ -399,6 +399,16 @@ tapc_dist_files = \
 	testsuite/golden/sem/badlib/semtest_fine.stp \
 	testsuite/golden/sem/brace_sufficient.p2 \
 	testsuite/golden/sem/brace_sufficient.stp \
+	testsuite/golden/sem/cast_header_badlist.err \
+	testsuite/golden/sem/cast_header_badlist.stp \
+	testsuite/golden/sem/cast_header_member.err \
+	testsuite/golden/sem/cast_header_member.stp \
+	testsuite/golden/sem/cast_header_missing.err \
+	testsuite/golden/sem/cast_header_missing.stp \
+	testsuite/golden/sem/cast_header_notype.err \
+	testsuite/golden/sem/cast_header_notype.stp \
+	testsuite/golden/sem/cast_header_ok.p2 \
+	testsuite/golden/sem/cast_header_ok.stp \
 	testsuite/golden/sem/condition.err \
 	testsuite/golden/sem/condition.stp \
 	testsuite/golden/sem/context_unchecked.args \
@@ -506,6 +516,8 @@ tapc_dist_files = \
 	testsuite/run/abort_warn.stp \
 	testsuite/run/cast_header.out \
 	testsuite/run/cast_header.stp \
+	testsuite/run/cast_user_header.out \
+	testsuite/run/cast_user_header.stp \
 	testsuite/run/di_cast.args \
 	testsuite/run/di_cast.out \
 	testsuite/run/di_cast.stp \
@@ -855,6 +867,7 @@ tapc_dist_files = \
 	translator/debuginfo/debuginfo.h \
 	translator/debuginfo/dwarf.c \
 	translator/debuginfo/elf.c \
+	translator/debuginfo/headers.c \
 	translator/debuginfo/kdebug.c \
 	translator/debuginfo/kheaders.c \
 	translator/debuginfo/kreaders.h \

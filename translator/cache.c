@@ -162,7 +162,8 @@ int build_cache_clean(void)
 	int n = 0;
 	if (!base)
 		return 0;
-	const char *subs[] = { "modules", "features", "debuginfo", "btf", "symbols" };
+	const char *subs[] = { "modules", "features", "debuginfo", "btf", "symbols",
+			       "headers" };
 	for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
 		const char *d = xsprintf("%s/%s", base, subs[i]);
 		Vec names = list_dir(d, "", "");

@@ -29,7 +29,8 @@ const char *sha256_hex(Sha256 *s, int hex_len);
 const char *build_cache_dir(void);
 /* --disable-cache: neither read nor write the cache. */
 void build_cache_disable(void);
-/* --clean-cache: remove every cached module and feature header.
+/* --clean-cache: remove every cached module, feature header, DWARF
+ * index, BTF file and compiled header.
  * Returns the number of files removed. */
 int build_cache_clean(void);
 

@@ -1,6 +1,7 @@
 /* dvars.c - pass 2: target expressions typed from the debug information
  * (DWARF, else BTF).  $var at a kernel.function/statement point, its
- * members, indexes and address, $return, @cast to a kernel or module type,
+ * members, indexes and address, $return, @cast to a kernel or module type
+ * or to a type of user-space headers (@cast(p, "T", "<sys/un.h>")),
  * @var("name@file.c"), and the typed context variables of other families
  * (tracepoint arguments): each becomes a TargetPath (tpath.h) on its
  * node, with every user error reported here, at the node.
@@ -116,15 +117,26 @@ static const char *type_text(const DiType *t)
 	return t ? di_type_text(t) : "void";
 }
 
+/* A type by name from module's debug information or, when `module` is a
+ * list of user-space headers ("<sys/un.h>", as @cast's walk passes it),
+ * from theirs. */
+static const DiType *named_type(const char *module, const char *name)
+{
+	const char *why;
+	if (module && module[0] == '<')
+		return di_header_type(module, name, &why);
+	return di_find_type(module, name);
+}
+
 /* t behind typedefs and qualifiers, a declared-only struct replaced by
  * its definition when one is known. */
 static const DiType *strip(const DiType *t, const char *module)
 {
 	t = di_type_strip(t);
 	if (t && t->kind == DI_TYPE_FWD && t->name) {
-		const DiType *def = di_find_type(module, xsprintf("struct %s", t->name));
+		const DiType *def = named_type(module, xsprintf("struct %s", t->name));
 		if (!def || di_type_strip(def)->kind == DI_TYPE_FWD)
-			def = di_find_type(module, xsprintf("union %s", t->name));
+			def = named_type(module, xsprintf("union %s", t->name));
 		if (def && di_type_strip(def)->kind != DI_TYPE_FWD)
 			t = di_type_strip(def);
 	}
@@ -541,6 +553,7 @@ static const char *cast_module(Node *n, ResolvedPoint *rp, bool *ok)
 	if (!strncmp(m, "kernel", 6))
 		return NULL;
 	if (strchr(m, '/') || strchr(m, '<')) {
+		/* a program's types, or user-space headers (cast_headers()) */
 		*ok = false;
 		return NULL;
 	}
@@ -563,10 +576,33 @@ static const DiType *pointer_to(const DiType *t)
 	return p;
 }
 
-/* @cast's type string ("task_struct", "struct file", "char *") as a
- * type; NULL when the debug information has no such type. */
-static const DiType *cast_type_of(const char *module, const char *text)
+/* The user-space headers @cast names ("<sys/un.h>", "<a.h><b.h>"), whose
+ * types come from their compiled DWARF; NULL for any other module. */
+static const char *cast_headers(const Node *n)
 {
+	const char *m = n->module;
+	while (m && *m == ' ')
+		m++;
+	return m && *m == '<' ? m : NULL;
+}
+
+/* A type by name from the headers, when there are headers, else from
+ * module's debug information; *why as di_header_type() sets it. */
+static const DiType *find_type_in(const char *module, const char *headers,
+				  const char *name, const char **why)
+{
+	if (!headers)
+		return di_find_type(module, name);
+	return di_header_type(headers, name, why);
+}
+
+/* @cast's type string ("task_struct", "struct file", "char *") as a
+ * type; NULL when the debug information (or the headers) has no such
+ * type, or, with *why set, when the headers cannot be compiled. */
+static const DiType *cast_type_of(const char *module, const char *headers,
+				  const char *text, const char **why)
+{
+	*why = NULL;
 	const char *s = text;
 	while (*s == ' ')
 		s++;
@@ -575,11 +611,13 @@ static const DiType *cast_type_of(const char *module, const char *text)
 	while (len && (s[len - 1] == ' ' || s[len - 1] == '*'))
 		stars += s[--len] == '*';
 	const char *name = xstrndup(s, len);
-	const DiType *t = di_find_type(module, name);
+	const DiType *t = find_type_in(module, headers, name, why);
+	if (*why)
+		return NULL;
 	if (!t && !strchr(name, ' ')) {
-		t = di_find_type(module, xsprintf("struct %s", name));
+		t = find_type_in(module, headers, xsprintf("struct %s", name), why);
 		if (!t)
-			t = di_find_type(module, xsprintf("union %s", name));
+			t = find_type_in(module, headers, xsprintf("union %s", name), why);
 	}
 	if (!t && !strcmp(name, "void"))
 		t = NULL;
@@ -600,29 +638,40 @@ TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report)
 {
 	bool ok;
 	const char *module = cast_module(n, rp, &ok);
-	if (!ok || !have_types(module))
+	const char *headers = cast_headers(n);
+	if (headers)
+		module = NULL;
+	else if (!ok || !have_types(module))
 		return NULL;
 	const char *text = n->str ? n->str : "";
-	const DiType *t = cast_type_of(module, text);
+	const char *why;
+	const DiType *t = cast_type_of(module, headers, text, &why);
+	if (why) {
+		REPORT(n->loc, _("cannot read the types of %s: %s"), headers, why);
+		return NULL;
+	}
 	/* with no module named, a module probe's @cast also looks in the
 	 * kernel, where most of what a module points at is declared */
-	if (!t && module && !n->module && have_types(NULL)) {
+	if (!t && module && !n->module && !headers && have_types(NULL)) {
 		module = NULL;
-		t = cast_type_of(NULL, text);
+		t = cast_type_of(NULL, NULL, text, &why);
 	}
 	if (!t) {
 		REPORT(n->loc, _("no type '%s' in the debug information of %s"), text,
-		       module ? xsprintf(_("module %s"), module) : _("the kernel"));
+		       headers ? xsprintf(_("the headers %s"), headers)
+		       : module ? xsprintf(_("module %s"), module) : _("the kernel"));
 		return NULL;
 	}
 	TargetPath *tp = NEW(TargetPath);
 	tp->name = intern(xsprintf("@cast(..., \"%s\")", text));
 	tp->start = TP_POINTER;
 	tp->start_type = pointer_to(t);
-	tp->user = rp && rp->user_space && !n->module;
-	if (!walk(tp, n, "@cast(...)", module, report))
+	tp->user = rp && rp->user_space && (!n->module || headers);
+	/* a declared-only struct on the way is looked up where T was */
+	const char *where = headers ? headers : module;
+	if (!walk(tp, n, "@cast(...)", where, report))
 		return NULL;
-	if (!finish(tp, n, path_upto("@cast(...)", &n->comps, n->comps.len), module,
+	if (!finish(tp, n, path_upto("@cast(...)", &n->comps, n->comps.len), where,
 		    report))
 		return NULL;
 	return tp;
@@ -773,6 +822,8 @@ bool cast_types_known(Node *n)
 {
 	bool ok;
 	const char *module = cast_module(n, NULL, &ok);
+	if (cast_headers(n))
+		return true;    /* headers that do not compile declare nothing */
 	return ok && have_types(module);
 }
 

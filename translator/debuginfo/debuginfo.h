@@ -18,6 +18,8 @@
  *   dwarf.c        the kernel's and modules' DWARF, through libdwfl/libdw,
  *                  with an index cached by build-id
  *   btf.c          the kernel's and modules' BTF, through libbpf
+ *   headers.c      types of user-space headers, from the DWARF of a small
+ *                  object gcc compiles from them
  * No family file reads these sources itself.
  *
  * Everything returned lives in the arena and is read once per run (names
@@ -394,5 +396,18 @@ const DiVariable *di_find_global(const char *module, const char *name,
 const char *di_type_text(const DiType *t);
 /* The type behind typedefs and qualifiers. */
 const DiType *di_type_strip(const DiType *t);
+
+/* ---- user-space header types: @cast(p, "T", "<sys/un.h>") (headers.c) ----
+ *
+ * The headers ("<sys/un.h>" or "<sys/socket.h><sys/un.h>") are compiled
+ * with gcc -g into an object cached per header set (keyed by each
+ * header's path and content), whose DWARF gives the types. */
+
+/* The type NAME ("struct sockaddr_un", "union x", "enum y", a typedef or
+ * base name) as the headers declare it; NULL when they do not.  NULL with
+ * *why set when the headers cannot be used: a malformed list, or gcc's
+ * first error line when they do not compile. */
+const DiType *di_header_type(const char *headers, const char *name,
+			     const char **why);
 
 #endif

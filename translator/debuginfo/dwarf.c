@@ -2102,3 +2102,44 @@ const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
 	}
 	return NULL;
 }
+
+const DiType *dwarf_object_type(const DiModule *m, const char *name)
+{
+	DwMod *dm = find_mod(m);
+	if (!dm)
+		return NULL;
+	int want = DW_TAG_typedef;
+	const char *bare = name;
+	if (!strncmp(name, "struct ", 7))
+		want = DW_TAG_structure_type, bare = name + 7;
+	else if (!strncmp(name, "union ", 6))
+		want = DW_TAG_union_type, bare = name + 6;
+	else if (!strncmp(name, "enum ", 5))
+		want = DW_TAG_enumeration_type, bare = name + 5;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf_Die decl_only;
+	bool have_decl = false;
+	while (dwarf_nextcu(dm->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, c;
+		if (dwarf_offdie(dm->dw, off + hsize, &cu) && dwarf_child(&cu, &c) == 0) {
+			do {
+				int tag = dwarf_tag(&c);
+				const char *n = dwarf_diename(&c);
+				if (!n || strcmp(n, bare))
+					continue;
+				if (tag != want && !(want == DW_TAG_typedef &&
+						     tag == DW_TAG_base_type))
+					continue;
+				if (die_flag(&c, DW_AT_declaration)) {
+					if (!have_decl)
+						decl_only = c, have_decl = true;
+					continue;
+				}
+				return conv_type(dm, &c);
+			} while (dwarf_siblingof(&c, &c) == 0);
+		}
+		off = next;
+	}
+	return have_decl ? conv_type(dm, &decl_only) : NULL;
+}

@@ -38,6 +38,11 @@ bool dwarf_cfa_at(const DiModule *m, uint64_t pc, DiLocation *out);
 const DiType *dwarf_find_type(const DiModule *m, const char *name);
 const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
 				    const char *file_glob);
+/* A type by name ("struct x", "union x", "enum x", a typedef or base
+ * name) among the top-level types of every compilation unit of m, with
+ * no index (a small object: a compiled header); a definition is
+ * preferred to a declaration.  NULL when there is none. */
+const DiType *dwarf_object_type(const DiModule *m, const char *name);
 /* True when f came from dwarf.c. */
 bool dwarf_owns(const DiFunction *f);
 /* Whether path's name matches glob as di_functions() matches files: the
