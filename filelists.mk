@@ -774,6 +774,8 @@ tapc_dist_files = \
 	testsuite/vm/run \
 	testsuite/vm/selftest/hello.out \
 	testsuite/vm/selftest/hello.sh \
+	testsuite/vm/selftest/kaslr.out \
+	testsuite/vm/selftest/kaslr.sh \
 	testsuite/vm/selftest/tapc_selftest.c \
 	testsuite/vm/selftest/timeout.out \
 	testsuite/vm/selftest/timeout.sh \
