@@ -554,6 +554,8 @@ tapc_dist_files = \
 	testsuite/run/di_statement.args \
 	testsuite/run/di_statement.out \
 	testsuite/run/di_statement.stp \
+	testsuite/run/di_var.out \
+	testsuite/run/di_var.stp \
 	testsuite/run/entry_return.args \
 	testsuite/run/entry_return.out \
 	testsuite/run/entry_return.stp \
