@@ -566,6 +566,8 @@ tapc_dist_files = \
 	testsuite/run/di_statement.args \
 	testsuite/run/di_statement.out \
 	testsuite/run/di_statement.stp \
+	testsuite/run/di_var.out \
+	testsuite/run/di_var.stp \
 	testsuite/run/entry_return.args \
 	testsuite/run/entry_return.out \
 	testsuite/run/entry_return.stp \
@@ -786,6 +788,8 @@ tapc_dist_files = \
 	testsuite/vm/run \
 	testsuite/vm/selftest/hello.out \
 	testsuite/vm/selftest/hello.sh \
+	testsuite/vm/selftest/kaslr.out \
+	testsuite/vm/selftest/kaslr.sh \
 	testsuite/vm/selftest/tapc_selftest.c \
 	testsuite/vm/selftest/timeout.out \
 	testsuite/vm/selftest/timeout.sh \

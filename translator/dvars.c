@@ -432,20 +432,27 @@ static uint64_t kaslr_ref(void)
 	return v && v->loc.kind == DI_LOC_ADDR ? v->loc.addr : 0;
 }
 
-/* A DWARF location in vmlinux with a fixed address needs relocating. */
-static bool needs_reloc(const DiLocation *l)
+/* Where x86-64 maps the kernel image; the per-CPU section is linked at 0,
+ * so a vmlinux address below this is a per-CPU variable's offset. */
+#define KERNEL_MAP_START 0xffffffff80000000ULL
+
+/* A DWARF location in vmlinux with a fixed address needs relocating:
+ * 1 for an address in the kernel image, 2 for a per-CPU offset, 0 for
+ * none. */
+static int needs_reloc(const DiLocation *l)
 {
 	if (l->kind == DI_LOC_ADDR)
-		return true;
+		return l->addr < KERNEL_MAP_START ? 2 : 1;
 	for (size_t i = 0; l->kind == DI_LOC_EXPR && i < l->expr_len; i++)
 		if (l->expr[i].op == 0x03 /* DW_OP_addr */)
-			return true;
-	return false;
+			return l->expr[i].n1 < KERNEL_MAP_START ? 2 : 1;
+	return 0;
 }
 
 static bool set_reloc(TargetPath *tp, const char *module, Loc loc, bool report)
 {
-	if (!needs_reloc(&tp->loc))
+	int kind = needs_reloc(&tp->loc);
+	if (!kind)
 		return true;
 	if (module) {
 		REPORT(loc, _("'%s' is at a fixed address of module %s, which tapc does "
@@ -453,6 +460,10 @@ static bool set_reloc(TargetPath *tp, const char *module, Loc loc, bool report)
 		return false;
 	}
 	tp->reloc = true;
+	if (kind == 2) {        /* the running CPU's copy: no KASLR offset */
+		tp->reloc_percpu = true;
+		return true;
+	}
 	tp->reloc_ref = kaslr_ref();
 	if (!tp->reloc_ref) {
 		REPORT(loc, _("'%s' is at a fixed address in the kernel, and the kernel's "

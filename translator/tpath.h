@@ -54,6 +54,9 @@ typedef struct TargetPath {
 	bool reloc;             /* DW_OP_addr of vmlinux: add the KASLR
 				 * offset (found through reloc_ref) */
 	uint64_t reloc_ref;     /* jiffies_64's address in the file */
+	bool reloc_percpu;      /* the address is a per-CPU variable's offset
+				 * (x86-64 links them from 0): add the running
+				 * CPU's per-CPU base instead */
 	bool user;              /* user-space memory */
 	const DiType *start_type;
 	Vec steps;              /* TpStep * */

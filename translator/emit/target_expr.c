@@ -491,6 +491,8 @@ static const char *reloc_expr(const TargetPath *tp)
 {
 	if (!tp->reloc)
 		return NULL;
+	if (tp->reloc_percpu)   /* this CPU's per-CPU base */
+		return "(unsigned long)raw_cpu_ptr((char __percpu *)0)";
 	return xsprintf("((unsigned long)&jiffies_64 - 0x%llxUL)",
 			(unsigned long long)tp->reloc_ref);
 }
