@@ -240,7 +240,8 @@ int resolve_each_module(const ProbeFamily *fam, ProbePoint *pp,
 /* ---- pass 3 ----
  *
  * Callbacks and the tables of runtime/families/kprobe.c, for this family
- * and for kernel.function while tapc reads no DWARF (kernel_function.c).
+ * and for kernel.function/statement (kernel_function.c), whose DWARF and
+ * BTF probes are kprobes too.
  *
  * An entry probe is a kprobe on the symbol ("m:f" for a module's
  * function, which the kernel resolves when the probe is registered).  A
