@@ -2054,12 +2054,11 @@ static const IxName *name_lookup(const Index *ix, const IxName *arr, size_t n,
 	return lo < n && !strcmp(ix_str(ix, arr[lo].name), name) ? &arr[lo] : NULL;
 }
 
-const DiType *dwarf_find_type(const DiModule *m, const char *name)
+/* A type's name as the index and the lookups spell it: runs of blanks
+ * made one space, none at the ends ("struct  x " -> "struct x";
+ * interned). */
+static const char *type_key(const char *name)
 {
-	DwMod *dm = find_mod(m);
-	if (!dm)
-		return NULL;
-	/* "struct  task_struct " -> "struct task_struct" */
 	StrBuf sb = { 0 };
 	for (const char *s = name; *s;) {
 		if (*s == ' ' || *s == '\t') {
@@ -2073,6 +2072,15 @@ const DiType *dwarf_find_type(const DiModule *m, const char *name)
 	}
 	const char *key = intern(sb_cstr(&sb));
 	sb_free(&sb);
+	return key;
+}
+
+const DiType *dwarf_find_type(const DiModule *m, const char *name)
+{
+	DwMod *dm = find_mod(m);
+	if (!dm)
+		return NULL;
+	const char *key = type_key(name);
 	const Index *ix = dm_index(dm);
 	const IxName *r = name_lookup(ix, ix->types, ix->ntypes, key);
 	Dwarf_Die die;
@@ -2108,6 +2116,7 @@ const DiType *dwarf_object_type(const DiModule *m, const char *name)
 	DwMod *dm = find_mod(m);
 	if (!dm)
 		return NULL;
+	name = type_key(name);
 	int want = DW_TAG_typedef;
 	const char *bare = name;
 	if (!strncmp(name, "struct ", 7))

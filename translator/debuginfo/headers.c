@@ -263,19 +263,5 @@ const DiType *di_header_type(const char *headers, const char *name,
 	*why = hs->why;
 	if (!hs->mod)
 		return NULL;
-	/* "struct  x " -> "struct x" */
-	StrBuf sb = { 0 };
-	for (const char *s = name; *s;) {
-		if (*s == ' ' || *s == '\t') {
-			while (*s == ' ' || *s == '\t')
-				s++;
-			if (sb.len && *s)
-				sb_putc(&sb, ' ');
-			continue;
-		}
-		sb_putc(&sb, *s++);
-	}
-	const DiType *t = dwarf_object_type(hs->mod, sb_cstr(&sb));
-	sb_free(&sb);
-	return t;
+	return dwarf_object_type(hs->mod, name);
 }
