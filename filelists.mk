@@ -906,6 +906,7 @@ tapc_dist_files = \
 	translator/families/perf.c \
 	translator/families/probes.h \
 	translator/families/process.c \
+	translator/families/process.h \
 	translator/families/procfs.c \
 	translator/families/python.c \
 	translator/families/registry.c \

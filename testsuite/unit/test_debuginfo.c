@@ -5,6 +5,8 @@
 #include "tapc.h"
 #include "debuginfo/debuginfo.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,6 +85,36 @@ static void test_object(void)
 		CHECK(!strcmp(none->args, ""));
 		CHECK(none->nargs == 0);
 	}
+
+	/* addresses: the function's symbol, the symbol holding an address
+	 * inside it, and the file offset its code is at (the test program
+	 * is a PIE, so the code is read back through the offset) */
+	const ObjSym *sym = object_symbol(f, "tapc_debuginfo_probe_me");
+	CHECK(sym != NULL);
+	if (sym) {
+		CHECK(sym->func && sym->global && sym->size > 0);
+		CHECK(object_symbol_at(f, sym->addr) == sym);
+		CHECK(object_symbol_at(f, sym->addr + sym->size - 1) == sym);
+		uint64_t off = 0;
+		CHECK(object_file_offset(f, sym->addr, &off));
+		FILE *fp = fopen(self, "rb");
+		unsigned char file_bytes[8] = { 0 };
+		CHECK(fp && fseek(fp, (long)off, SEEK_SET) == 0 &&
+		      fread(file_bytes, 1, sizeof file_bytes, fp) == sizeof file_bytes);
+		if (fp)
+			fclose(fp);
+		uint64_t bias = (uint64_t)(uintptr_t)&tapc_debuginfo_probe_me - sym->addr;
+		CHECK(!f->pie || bias != 0 || sym->addr != 0);
+		CHECK(!memcmp(file_bytes, (void *)(uintptr_t)(sym->addr + bias),
+			      sizeof file_bytes));
+	}
+	CHECK(object_symbol(f, "no_such_function_here") == NULL);
+	CHECK(f->segments.len >= 2);
+	uint64_t off;
+	CHECK(!object_file_offset(f, 0xffffffffffff0000ull, &off));
+	for (int i = 1; i < f->syms.len; i++)
+		CHECK(((ObjSym *)f->syms.data[i - 1])->addr <=
+		      ((ObjSym *)f->syms.data[i])->addr);
 
 	/* not an ELF file */
 	const ObjectFacts *t = object_facts("/proc/self/status");

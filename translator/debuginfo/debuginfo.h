@@ -122,6 +122,30 @@ Vec find_libraries(const char *pattern);
 
 /* ---- user-space objects: ELF (elf.c) ---- */
 
+/* One operand of an SDT marker, as its note describes it ("-4@%esi",
+ * "8@-16(%rbp)", "8@foo(%rip)", "4@$42", "8@8(%rax,%rbx,8)"). */
+typedef enum SdtArgKind {
+	SDT_ARG_REG,            /* a register (or part of one) */
+	SDT_ARG_MEM,            /* memory at base + index * scale + disp */
+	SDT_ARG_CONST,          /* an immediate */
+} SdtArgKind;
+
+typedef struct SdtArg {
+	const char *text;       /* the operand as the note has it */
+	int size;               /* bytes read: 1, 2, 4 or 8 */
+	bool is_signed;         /* a negative size in the note */
+	SdtArgKind kind;
+	int reg;                /* REG: DWARF register number; MEM: the base
+				 * register's, -1 for none (rip-relative:
+				 * 16, the DWARF number of %rip) */
+	int reg_shift;          /* REG: bit offset of the part named (8 for
+				 * %ah..%dh, else 0) */
+	int index, scale;       /* MEM: index register (DWARF, -1 none), scale */
+	int64_t value;          /* MEM: displacement; CONST: the value */
+	const char *symbol;     /* MEM: a symbol in the displacement
+				 * ("foo" of "foo+8(%rip)"), or NULL */
+} SdtArg;
+
 /* An SDT marker of .note.stapsdt. */
 typedef struct SdtNote {
 	const char *provider, *name;
@@ -130,7 +154,26 @@ typedef struct SdtNote {
 	uint64_t semaphore;     /* its semaphore's address, or 0 */
 	const char *args;       /* argument descriptions: "8@%rdi -4@%esi" */
 	int nargs;              /* how many ($arg1..$argN) */
+	Vec argv;               /* SdtArg *, nargs of them when they all parse */
+	const char *args_error; /* why an operand did not parse (naming it),
+				 * or NULL */
 } SdtNote;
+
+/* A symbol of an object file, by address. */
+typedef struct ObjSym {
+	const char *name;
+	uint64_t addr;          /* st_value (file address) */
+	uint64_t size;
+	bool func;              /* STT_FUNC / STT_GNU_IFUNC (else an object) */
+	bool global;            /* STB_GLOBAL or STB_WEAK */
+} ObjSym;
+
+/* A PT_LOAD segment. */
+typedef struct ObjSegment {
+	uint64_t vaddr, memsz;  /* where it is mapped (file addresses) */
+	uint64_t offset, filesz;/* where its bytes are in the file */
+	bool exec;              /* PF_X */
+} ObjSegment;
 
 /* What an object file (a program or a library) holds. */
 typedef struct ObjectFacts {
@@ -147,11 +190,27 @@ typedef struct ObjectFacts {
 	NameList funcs;         /* defined function symbols */
 	NameList plt;           /* names of PLT-called functions */
 	Vec sdt;                /* SdtNote * */
+	bool pie;               /* ET_DYN (a PIE program or a library): its
+				 * addresses move by the load bias */
+	Vec syms;               /* ObjSym *: defined functions and data
+				 * objects, sorted by address then name
+				 * (.symtab, or the debug file's; else
+				 * .dynsym) */
+	Vec segments;           /* ObjSegment *, in file order */
 } ObjectFacts;
 
 /* The facts of the object at path (read once; readable false when it is
  * not an ELF file tapc can read). */
 const ObjectFacts *object_facts(const char *path);
+/* The file offset of a file address (what uprobes are registered at):
+ * false when no PT_LOAD segment holds vaddr in its file bytes. */
+bool object_file_offset(const ObjectFacts *f, uint64_t vaddr, uint64_t *off);
+/* The function symbol called name (the global one when several are), or
+ * NULL. */
+const ObjSym *object_symbol(const ObjectFacts *f, const char *name);
+/* The symbol whose [addr, addr+size) holds addr (functions first), or
+ * NULL. */
+const ObjSym *object_symbol_at(const ObjectFacts *f, uint64_t addr);
 
 /* ---- the shape of DWARF and BTF answers ----
  *
@@ -283,10 +342,16 @@ struct DiType {
 	DiSrcLoc decl;          /* where it is declared (DWARF only) */
 };
 
-/* ---- kernel debug information: the calls (kdebug.c) ----
+/* ---- debug information: the calls (kdebug.c) ----
  *
  * `module` is NULL for the kernel proper, else a module name as the
- * script wrote it ("ext4"; '-' and '_' alike).  Every call answers from
+ * script wrote it ("ext4"; '-' and '_' alike), or an absolute path
+ * ("/usr/bin/python3.11", "/lib/x86_64-linux-gnu/libc.so.6"): a
+ * user-space program or library (DiModule.kind DI_USER), whose DWARF is
+ * in the file itself or in its separate debug file (by build-id under
+ * /usr/lib/debug/.build-id/, or .gnu_debuglink), and which has no BTF.
+ * Its addresses are the file's (ObjectFacts.pie: moved by the load
+ * bias at run time).  Every call answers from
  * the module's DWARF when it has DWARF, else from its BTF; di_source()
  * says which.  Vecs are returned by value and owned by the caller; what
  * they point to lives in the arena for the whole run. */

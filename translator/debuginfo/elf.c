@@ -11,11 +11,15 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *funcs)
+/* The defined functions' names into funcs and, with syms, every defined
+ * function and data object (ObjSym *) into syms. */
+static void read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *funcs,
+			 Vec *syms)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	if (!data || !sh->sh_entsize)
@@ -26,12 +30,57 @@ static void read_symbols(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *funcs)
 		if (!gelf_getsym(data, i, &sym))
 			break;
 		int t = GELF_ST_TYPE(sym.st_info);
-		if ((t != STT_FUNC && t != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
+		bool func = t == STT_FUNC || t == STT_GNU_IFUNC;
+		if ((!func && t != STT_OBJECT) || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_shndx == SHN_ABS)
 			continue;
 		const char *name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (name && *name)
-			vec_push(funcs, (void *)intern(name));
+		if (!name || !*name)
+			continue;
+		name = intern(name);
+		if (func)
+			vec_push(funcs, (void *)name);
+		if (!syms)
+			continue;
+		ObjSym *o = NEW(ObjSym);
+		o->name = name;
+		o->addr = sym.st_value;
+		o->size = sym.st_size;
+		o->func = func;
+		int b = GELF_ST_BIND(sym.st_info);
+		o->global = b == STB_GLOBAL || b == STB_WEAK;
+		vec_push(syms, o);
 	}
+}
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const ObjSym *x = *(ObjSym *const *)a, *y = *(ObjSym *const *)b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->func != y->func)
+		return x->func ? -1 : 1;
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Sort syms by address and drop exact repeats (.symtab and .dynsym both
+ * list exported symbols). */
+static void finish_syms(Vec *syms)
+{
+	if (!syms->len)
+		return;
+	qsort(syms->data, syms->len, sizeof(void *), sym_cmp);
+	int k = 0;
+	for (int i = 0; i < syms->len; i++) {
+		ObjSym *o = syms->data[i];
+		ObjSym *p = k ? syms->data[k - 1] : NULL;
+		if (p && p->addr == o->addr && p->name == o->name)
+			continue;
+		syms->data[k++] = o;
+	}
+	syms->len = k;
 }
 
 /* Symbol names of the PLT relocations (.rela.plt / .rel.plt). */
@@ -190,7 +239,25 @@ const ObjectFacts *object_facts(const char *path)
 	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
 		f->readable = true;
-		Vec funcs = { 0 }, plt = { 0 };
+		Vec funcs = { 0 }, plt = { 0 }, symtab = { 0 }, dynsym = { 0 };
+		GElf_Ehdr eh;
+		if (gelf_getehdr(elf, &eh))
+			f->pie = eh.e_type == ET_DYN;
+		size_t nph = 0;
+		if (elf_getphdrnum(elf, &nph) != 0)
+			nph = 0;
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			ObjSegment *sg = NEW(ObjSegment);
+			sg->vaddr = ph.p_vaddr;
+			sg->memsz = ph.p_memsz;
+			sg->offset = ph.p_offset;
+			sg->filesz = ph.p_filesz;
+			sg->exec = ph.p_flags & PF_X;
+			vec_push(&f->segments, sg);
+		}
 		size_t shstrndx;
 		if (elf_getshdrstrndx(elf, &shstrndx) != 0)
 			shstrndx = 0;
@@ -203,7 +270,8 @@ const ObjectFacts *object_facts(const char *path)
 				sname = "";
 			if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
 				f->has_symtab |= sh.sh_type == SHT_SYMTAB;
-				read_symbols(elf, scn, &sh, &funcs);
+				read_symbols(elf, scn, &sh, &funcs,
+					     sh.sh_type == SHT_SYMTAB ? &symtab : &dynsym);
 			} else if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) &&
 				   (!strcmp(sname, ".rela.plt") || !strcmp(sname, ".rel.plt"))) {
 				read_plt(elf, scn, &sh, &plt);
@@ -225,9 +293,16 @@ const ObjectFacts *object_facts(const char *path)
 				vec_push(&funcs, (void *)df->funcs.names[i]);
 			f->complete = true;
 			f->debug_file = df->path;
+			for (int i = 0; i < df->syms.len; i++)
+				vec_push(&f->syms, df->syms.data[i]);
 		} else if (!f->has_symtab) {
 			f->dynamic_only = true;
 		}
+		/* the full table, else what the dynamic one has */
+		Vec *from = f->has_symtab ? &symtab : f->syms.len ? NULL : &dynsym;
+		for (int i = 0; from && i < from->len; i++)
+			vec_push(&f->syms, from->data[i]);
+		finish_syms(&f->syms);
 		namelist_finish(&f->funcs, &funcs);
 		namelist_finish(&f->plt, &plt);
 	}
@@ -235,4 +310,53 @@ const ObjectFacts *object_facts(const char *path)
 		elf_end(elf);
 	close(fd);
 	return f;
+}
+
+bool object_file_offset(const ObjectFacts *f, uint64_t vaddr, uint64_t *off)
+{
+	for (int i = 0; i < f->segments.len; i++) {
+		const ObjSegment *sg = f->segments.data[i];
+		if (vaddr >= sg->vaddr && vaddr - sg->vaddr < sg->filesz) {
+			*off = vaddr - sg->vaddr + sg->offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+const ObjSym *object_symbol(const ObjectFacts *f, const char *name)
+{
+	const ObjSym *best = NULL;
+	for (int i = 0; i < f->syms.len; i++) {
+		const ObjSym *o = f->syms.data[i];
+		if (o->func && !strcmp(o->name, name) && (!best || (o->global && !best->global)))
+			best = o;
+	}
+	return best;
+}
+
+const ObjSym *object_symbol_at(const ObjectFacts *f, uint64_t addr)
+{
+	/* the last symbol starting at or before addr, then back over those
+	 * at the same place and the ones that still span it */
+	int lo = 0, hi = f->syms.len;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (((const ObjSym *)f->syms.data[mid])->addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const ObjSym *obj = NULL;
+	for (int i = lo - 1; i >= 0; i--) {
+		const ObjSym *o = f->syms.data[i];
+		bool holds = addr < o->addr + (o->size ? o->size : 1);
+		if (holds && o->func)
+			return o;
+		if (holds && !obj)
+			obj = o;
+		if (addr - o->addr > (1u << 24))
+			break;          /* nothing spans that far */
+	}
+	return obj;
 }

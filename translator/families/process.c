@@ -9,20 +9,9 @@
  * wildcard expands to), the .plt entries, and the SDT markers with their
  * argument counts ($arg1..$argN).
  */
-#include "family.h"
+#include "process.h"
 
 #include <string.h>
-
-/* ResolvedPoint.data for process probes. */
-typedef struct ProcessData {
-	const char *path;       /* the program (NULL: every process) */
-	int64_t pid;            /* process(PID), else 0 */
-	const char *library;    /* .library("..."): the object probed, or NULL */
-	const char *name;       /* function, PLT entry or mark name */
-	const char *provider;   /* SDT provider */
-	int64_t address;        /* statement(N) */
-	int sdt_args;           /* SDT marker argument count */
-} ProcessData;
 
 /* ---- the family ---- */
 

@@ -1,0 +1,36 @@
+/* process.h - the facts process(...) points carry from pass 2 to pass 3
+ * (ResolvedPoint.data of the process family), and what other parts of
+ * pass 2 read of them (dvars.c: where a point's $variables are).  A
+ * family file, not a general header.
+ */
+#ifndef TAPC_FAMILIES_PROCESS_H
+#define TAPC_FAMILIES_PROCESS_H
+
+#include "family.h"
+
+typedef struct ProcessData {
+	const char *path;       /* the program (NULL: every process) */
+	int64_t pid;            /* process(PID), else 0 */
+	const char *library;    /* .library("..."): the object probed, or NULL */
+	const char *object;     /* the file the probe's code is in: library
+				 * when set, else path */
+	const char *name;       /* function, PLT entry or mark name */
+	const char *provider;   /* SDT provider */
+	int64_t address;        /* statement(N) as written */
+	int sdt_args;           /* SDT marker argument count */
+
+	/* Where the probe goes, as pass 2 found it (0 / NULL until then). */
+	uint64_t pc;            /* the instruction's file address in object
+				 * (SDT marks: see sites) */
+	Vec sites;              /* SDT marks: SdtNote *, every site of the
+				 * one provider:name (each its own pc,
+				 * semaphore and operands) */
+	/* From the object's DWARF when it has one: the function or inlined
+	 * instance the probe is in (di_variables_at(difunc, pc) gives the
+	 * $variables there), else NULL. */
+	const DiFunction *difunc;
+	/* From its symbols when there is no DWARF: the function symbol. */
+	const ObjSym *sym;
+} ProcessData;
+
+#endif
