@@ -33,7 +33,12 @@ what() {
 		echo "$b?"
 	fi
 }
-sleep 0.3
+# wait until p runs the program (it waits for up-go there)
+i=0
+while ! grep -q 'uptest-stripped$' "/proc/$p/maps" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 echo "before: $(what)"
 up_start unload || exit 0
 echo "while loaded: $(what)"
