@@ -103,7 +103,9 @@ tapc_dist_files = \
 	bench/di_query.c \
 	bench/front-end \
 	bench/runtime \
+	bench/uprobes \
 	bench/workloads/getppid_bench.c \
+	bench/workloads/upcall_bench.c \
 	configure.ac \
 	m4/.keep \
 	man/tapc.1 \

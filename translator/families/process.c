@@ -82,6 +82,31 @@ static const ObjSym *plt_entry(const ObjectFacts *ef, const char *name)
 	return NULL;
 }
 
+/* Every site of the marker s (its provider:name) into sites, each
+ * checked: its pc must be code and its semaphore in the file's bytes
+ * (the uprobe reference counter is a file offset). */
+static int collect_sites(const ObjectFacts *ef, ProbePointComp *at,
+			 const SdtNote *s, Vec *sites)
+{
+	for (int i = 0; i < ef->sdt.len; i++) {
+		SdtNote *o = ef->sdt.data[i];
+		if (o->provider != s->provider || o->name != s->name)
+			continue;
+		if (check_code_address(ef, at, o->pc) < 0)
+			return -1;
+		uint64_t off;
+		if (o->semaphore && !object_file_offset(ef, o->semaphore, &off)) {
+			error_at(at->loc, _("the semaphore of marker %s:%s (0x%llx) is "
+					    "not in the file's bytes of %s"),
+				 o->provider, o->name,
+				 (unsigned long long)o->semaphore, ef->path);
+			return -1;
+		}
+		vec_push(sites, o);
+	}
+	return 0;
+}
+
 /* A function probe placed by its symbol: its arguments by the calling
  * convention, and at a .return the return register. */
 static void add_register_vars(ResolvedPoint *rp)
@@ -190,6 +215,8 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			d->name = s->name;
 			d->provider = s->provider;
 			d->sdt_args = s->nargs;
+			if (collect_sites(ef, kc, s, &d->sites) < 0)
+				return -1;
 			ResolvedPoint *rp = rp_push(out, fam, c);
 			rp->data = d;
 			for (int a = 1; a <= s->nargs; a++)
