@@ -890,6 +890,7 @@ tapc_dist_files = \
 	translator/emit/location.c \
 	translator/emit/module.c \
 	translator/emit/printer.c \
+	translator/emit/sdt.c \
 	translator/emit/stmt.c \
 	translator/emit/target_expr.c \
 	translator/families/begin_end.c \
