@@ -54,6 +54,51 @@ static int resolve_event(const ProbeFamily *fam, ProbePoint *pp,
 	return 1;
 }
 
+/* Every site of the marker first (a provider:name may be used at several
+ * places, each with its own pc, semaphore and operands): $arg1..$argN are
+ * those every site has. */
+static void resolve_mark_sites(const ObjectFacts *ef, const SdtNote *first,
+			       ProcessData *d)
+{
+	d->sdt_args = first->nargs;
+	for (int i = 0; i < ef->sdt.len; i++) {
+		SdtNote *o = ef->sdt.data[i];
+		if (o->provider != first->provider || o->name != first->name)
+			continue;
+		vec_push(&d->sites, o);
+		if (o->nargs < d->sdt_args)
+			d->sdt_args = o->nargs;
+	}
+}
+
+/* $arg1..$argN of a marker (as stap, $$parms and $$vars print them as
+ * "$arg1=0x.."; an operand that did not parse makes them an error where
+ * the script reads them), and $$name and $$provider, the parts of its
+ * name.  -L lists the arguments only, as stap does. */
+static void add_mark_vars(ResolvedPoint *rp, const ProcessData *d)
+{
+	const SdtNote *bad = NULL;
+	for (int i = 0; i < d->sites.len && !bad; i++) {
+		const SdtNote *o = d->sites.data[i];
+		if (o->args_error)
+			bad = o;
+	}
+	rp->has_list_vars = true;
+	for (int a = 1; a <= d->sdt_args; a++) {
+		CtxVar *cv = rp_var(rp, xsprintf("arg%d", a), TY_LONG, NULL);
+		cv->scalar = true;
+		cv->parms_name = xsprintf("$arg%d", a);
+		if (bad)
+			cv->unreadable = xsprintf(_("the marker's operands at 0x%llx in %s "
+						    "cannot be read: %s"),
+						  (unsigned long long)bad->pc, d->object,
+						  bad->args_error);
+		vec_push(&rp->list_vars, (void *)xsprintf(" $arg%d:long", a));
+	}
+	rp_var(rp, "$name", TY_STRING, NULL)->scalar = true;
+	rp_var(rp, "$provider", TY_STRING, NULL)->scalar = true;
+}
+
 /* function("f"), statement("f@file:N"), plt("f"), mark("m") in one
  * object file (the program, or a library of it). */
 static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
@@ -132,14 +177,11 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			*d = *proto;
 			d->name = s->name;
 			d->provider = s->provider;
-			d->sdt_args = s->nargs;
+			d->object = object;
+			resolve_mark_sites(ef, s, d);
 			ResolvedPoint *rp = rp_push(out, fam, c);
 			rp->data = d;
-			for (int a = 1; a <= s->nargs; a++)
-				rp_var(rp, xsprintf("arg%d", a), TY_LONG, "long");
-			/* $$name and $$provider: the parts of the marker's name */
-			rp_var(rp, "$name", TY_STRING, NULL)->scalar = true;
-			rp_var(rp, "$provider", TY_STRING, NULL)->scalar = true;
+			add_mark_vars(rp, d);
 			total++;
 		}
 		return total;
