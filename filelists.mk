@@ -102,8 +102,11 @@ tapc_dist_files = \
 	bench/workloads/getppid_bench.c \
 	configure.ac \
 	m4/.keep \
+	man/dtrace.1 \
 	man/tapc.1 \
 	man/taprun.8 \
+	probes/dtrace.c \
+	probes/sys/sdt.h \
 	scripts/demo.stp \
 	scripts/install-deps.sh \
 	scripts/run-in-vm \
