@@ -516,6 +516,7 @@ tapc_dist_files = \
 	testsuite/run-nocrash \
 	testsuite/run-translate \
 	testsuite/run-unit \
+	testsuite/run-usdt \
 	testsuite/run-vm \
 	testsuite/run-vm-6.12 \
 	testsuite/run/abort_warn.err \
@@ -869,6 +870,8 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/src/uplib_main.c \
 	testsuite/vm/uprobes/src/uptest.c \
 	testsuite/vm/uprobes/src/uptrace.c \
+	testsuite/vm/usdt/src/kitprog.c \
+	testsuite/vm/usdt/src/kitprog.d \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
