@@ -870,8 +870,17 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/src/uplib_main.c \
 	testsuite/vm/uprobes/src/uptest.c \
 	testsuite/vm/uprobes/src/uptrace.c \
+	testsuite/vm/usdt/build-modules \
+	testsuite/vm/usdt/hostfs \
+	testsuite/vm/usdt/kit_marks.out \
+	testsuite/vm/usdt/kit_marks.sh \
+	testsuite/vm/usdt/kit_marks.stp \
+	testsuite/vm/usdt/python_entry.out \
+	testsuite/vm/usdt/python_entry.sh \
+	testsuite/vm/usdt/python_entry.stp \
 	testsuite/vm/usdt/src/kitprog.c \
 	testsuite/vm/usdt/src/kitprog.d \
+	testsuite/vm/usdt/src/pyfuncs.py \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
