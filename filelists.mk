@@ -868,6 +868,9 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/before_start.stp \
 	testsuite/vm/uprobes/build-modules \
 	testsuite/vm/uprobes/caselib \
+	testsuite/vm/uprobes/entry.out \
+	testsuite/vm/uprobes/entry.sh \
+	testsuite/vm/uprobes/entry.stp \
 	testsuite/vm/uprobes/fn_sym.out \
 	testsuite/vm/uprobes/fn_sym.sh \
 	testsuite/vm/uprobes/fn_sym.stp \
@@ -960,8 +963,6 @@ tapc_dist_files = \
 	translator/families/netfilter.c \
 	translator/families/perf.c \
 	translator/families/probes.h \
-	translator/families/process.c \
-	translator/families/process.c \
 	translator/families/process.c \
 	translator/families/process.h \
 	translator/families/procfs.c \

@@ -545,14 +545,37 @@ static void emit_callback(Emitter *e, const EmitProbe *ep)
 {
 	const ResolvedPoint *rp = ep->rp;
 
+	if (ep->entry_fn) {
+		/* the entry of a return probe using @entry: the values go
+		 * into the call's slot (runtime/families/uprobe.c) */
+		emit(e, "static bool tapue_%d(const struct _tap_uprobe *u, struct pt_regs *regs,",
+		     ep->index);
+		emit(e, "\t\t\t void *data)");
+		emit(e, "{");
+		emit(e, "\tstruct tap_context *c;");
+		emit(e, "\tbool ok;");
+		emit_blank(e);
+		emit(e, "\t(void)u;");
+		emit(e, "\tc = tap_context_enter(%s, TAP_STATE_RUNNING);", ep->pp);
+		emit(e, "\tif (!c)");
+		emit(e, "\t\treturn false;");
+		emit_context_fill(e, "regs", "uretprobe", false);
+		emit(e, "\t%s(c, data);", ep->entry_fn);
+		emit(e, "\tok = c->last_error == NULL;");
+		emit(e, "\ttap_context_exit(c);");
+		emit(e, "\treturn ok;");
+		emit(e, "}");
+		emit_blank(e);
+	}
 	emit(e, "static void tapu_%d(const struct _tap_uprobe *u, struct pt_regs *regs,",
 	     ep->index);
-	emit(e, "\t\t\tunsigned long func)");
+	emit(e, "\t\t\tunsigned long func, void *pdata)");
 	emit(e, "{");
 	emit(e, "\tstruct tap_context *c;");
 	emit_blank(e);
 	emit(e, "\t(void)u;");
 	emit(e, "\t(void)func;");
+	emit(e, "\t(void)pdata;");
 	emit(e, "\tc = tap_context_enter(%s, TAP_STATE_RUNNING);", ep->pp);
 	emit(e, "\tif (!c)");
 	emit(e, "\t\treturn;");
@@ -561,7 +584,8 @@ static void emit_callback(Emitter *e, const EmitProbe *ep)
 	/* a marker's operands are read where the body reads them (a fault
 	 * in one it does not use must not stop it): pdata is the table
 	 * entry, which says which site this is */
-	emit(e, "\t%s(c, %s);", ep->body_fn, is_mark(rp) ? "(void *)u" : "NULL");
+	emit(e, "\t%s(c, %s);", ep->body_fn,
+	     is_mark(rp) ? "(void *)u" : ep->entry_fn ? "pdata" : "NULL");
 	emit(e, "\ttap_context_exit(c);");
 	emit(e, "}");
 	emit_blank(e);
@@ -594,9 +618,13 @@ static void emit_entries(Emitter *e, const EmitProbe *ep)
 		emit(e, "\t  .offset = 0x%llx, .ref_ctr = 0x%llx, .pid = %lld,",
 		     (unsigned long long)off, (unsigned long long)sem_off,
 		     (long long)d->pid);
-		emit(e, "\t  .is_return = %s, .site = %d, .flags = %s, .fn = tapu_%d },",
+		emit(e, "\t  .is_return = %s, .site = %d, .flags = %s, .fn = tapu_%d,",
 		     rp->is_return ? "true" : "false", s, emit_point_flags(rp),
 		     ep->index);
+		if (ep->entry_fn)
+			emit(e, "\t  .entry_fn = tapue_%d, .entry_size = sizeof(%s),",
+			     ep->index, ep->entry_type);
+		emit(e, "\t},");
 	}
 }
 
@@ -643,6 +671,13 @@ static const char *mark_arg_expr(const ProcessData *d, int a)
 	}
 	sb_puts(&b, "} __tap_arg; })");
 	return sb_cstr(&b);
+}
+
+/* A .return probe's @entry values are saved by the same uprobe at the
+ * function's entry, per call (runtime/families/uprobe.c). */
+static bool process_supports_entry(const ResolvedPoint *rp)
+{
+	return rp->is_return && !is_event(rp);
 }
 
 /* The argument registers of the x86-64 calling convention. */
@@ -699,4 +734,5 @@ const ProbeFamily family_process = {
 	.resolve = resolve_process,
 	.emit_decls = emit_process_decls, .emit_code = emit_process_code,
 	.ctx_expr = process_ctx_expr,
+	.supports_entry = process_supports_entry,
 };
