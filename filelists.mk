@@ -14,10 +14,14 @@ tapc_data_files = \
 	runtime/families/probe_common.h \
 	runtime/families/timer.c \
 	runtime/families/tracepoint.c \
+	runtime/families/uprobe.c \
 	runtime/features/README.md \
 	runtime/features/baseline.c \
 	runtime/features/have_hrtimer_setup.c \
 	runtime/features/have_module_memory.c \
+	runtime/features/have_uprobe_filter_ctx.c \
+	runtime/features/have_uprobe_register_struct.c \
+	runtime/features/have_vfs_path_lookup_decl.c \
 	runtime/features/have_x86_unwind.c \
 	runtime/map.c \
 	runtime/map.h \
@@ -853,6 +857,15 @@ tapc_dist_files = \
 	testsuite/vm/transport/target.sh \
 	testsuite/vm/transport/warn.out \
 	testsuite/vm/transport/warn.sh \
+	testsuite/vm/uprobes/build-modules \
+	testsuite/vm/uprobes/fn_sym.out \
+	testsuite/vm/uprobes/fn_sym.sh \
+	testsuite/vm/uprobes/fn_sym.stp \
+	testsuite/vm/uprobes/hostfs \
+	testsuite/vm/uprobes/src/uplib.c \
+	testsuite/vm/uprobes/src/uplib_main.c \
+	testsuite/vm/uprobes/src/uptest.c \
+	testsuite/vm/uprobes/src/uptrace.c \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
