@@ -857,6 +857,12 @@ tapc_dist_files = \
 	testsuite/vm/transport/target.sh \
 	testsuite/vm/transport/warn.out \
 	testsuite/vm/transport/warn.sh \
+	testsuite/vm/udwarf/build-modules \
+	testsuite/vm/udwarf/hostfs \
+	testsuite/vm/udwarf/src/udw.c \
+	testsuite/vm/udwarf/vars.out \
+	testsuite/vm/udwarf/vars.sh \
+	testsuite/vm/udwarf/vars.stp \
 	testsuite/vm/uprobes/build-modules \
 	testsuite/vm/uprobes/fn_sym.out \
 	testsuite/vm/uprobes/fn_sym.sh \
@@ -906,6 +912,8 @@ tapc_dist_files = \
 	translator/emit/stmt.c \
 	translator/emit/target_expr.c \
 	translator/families/begin_end.c \
+	translator/families/dipoints.c \
+	translator/families/dipoints.h \
 	translator/families/emit_glue.c \
 	translator/families/emit_glue.h \
 	translator/families/family.h \
@@ -920,6 +928,7 @@ tapc_dist_files = \
 	translator/families/probes.h \
 	translator/families/process.c \
 	translator/families/process.h \
+	translator/families/process_dwarf.c \
 	translator/families/procfs.c \
 	translator/families/python.c \
 	translator/families/registry.c \

@@ -280,13 +280,8 @@ static const char *tree_path(const char *p, const char *comp_dir)
 {
 	if (!p)
 		return NULL;
-	if (comp_dir && comp_dir[0] == '+') {   /* a user object's unit */
-		while (p[0] == '.' && p[1] == '/')
-			p += 2;
-		if (p[0] == '/' || !comp_dir[1])
-			return p;
-		return intern(xsprintf("%s/%s", comp_dir + 1, p));
-	}
+	if (comp_dir && comp_dir[0] == '+')     /* a user object's unit: */
+		return p;       /* as libdw names it, as stap shows it */
 	size_t n = comp_dir ? strlen(comp_dir) : 0;
 	if (n && !strncmp(p, comp_dir, n) && p[n] == '/')
 		p += n + 1;
@@ -299,8 +294,9 @@ static bool is_user_dwarf(Dwarf *dw);
 
 /* The compilation directory of a kernel unit, which its file names are
  * given without; a user object's unit is marked by a leading '+': its
- * files are named by their whole path, as stap names them
- * ("main@/home/me/prog.c:12"). */
+ * files are named as libdw gives them, as stap names them (the
+ * compilation directory joined to a name of its own folder:
+ * "main@/home/me/prog.c:12", else "main@src/prog.c:12"). */
 static const char *cu_comp_dir(Dwarf_Die *cu)
 {
 	Dwarf_Attribute a;
