@@ -508,7 +508,12 @@ static void add_cu_files(IxBuild *b, Dwarf_Die *cu, uint32_t cu_index)
 
 static void walk_cu(IxBuild *b, Dwarf_Die *cu)
 {
-	const char *cname = tree_path(dwarf_diename(cu), cu_comp_dir(cu));
+	const char *comp = cu_comp_dir(cu);
+	const char *cname = tree_path(dwarf_diename(cu), comp);
+	/* a user object's unit by its whole path, as libdw names the
+	 * functions' files of the compilation directory */
+	if (cname && cname[0] != '/' && comp && comp[0] == '+' && comp[1])
+		cname = xsprintf("%s/%s", comp + 1, cname);
 	uint32_t cu_name = ix_intern(b, cname);
 	GROW(b, cus, ncus, ccus);
 	b->cus[b->ncus++] = (IxCu){ .name = cu_name, .cu = dwarf_dieoffset(cu) };

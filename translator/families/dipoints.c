@@ -398,7 +398,9 @@ static void statement_lines(DiResolver *r, const DiFunction *f,
 			const DiLine *l = near.data[j];
 			if (l->src.line < f->decl.line)
 				continue;
-			const char *file = l->src.file ? l->src.file : f->decl.file;
+			/* the file as the point wrote it, when it names one */
+			const char *file = r->fp.file && !arg_has_glob(r->fp.file) ? r->fp.file
+				: l->src.file ? l->src.file : f->decl.file;
 			const char *c = xsprintf("%s@%s:%d", f->name, file ? file : "?",
 						 l->src.line);
 			family_near_miss(r->pp, r->fi, want_text, c, c);

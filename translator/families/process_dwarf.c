@@ -115,13 +115,45 @@ static int symbol_only_points(const ProbeFamily *fam, ProbePoint *pp, int fi,
 	return n;
 }
 
+/* What a point asks for that only DWARF gives, or NULL. */
+static const char *needs_dwarf(const DiResolver *r)
+{
+	if (r->k.stmt)
+		return ".statement";
+	if (r->fp.file)
+		return _("a source file (@FILE)");
+	if (r->fp.line)
+		return _("a line number");
+	if (r->k.inl)
+		return ".inline";
+	if (r->k.label)
+		return ".label";
+	if (r->k.callee || r->k.callees)
+		return ".callee";
+	return NULL;
+}
+
 int process_resolve_dwarf(const ProbeFamily *fam, ProbePoint *pp,
 			  const char *object, const ProcessData *proto, Vec *out)
 {
-	if (di_source(object) != DI_SRC_DWARF)
-		return PROCESS_NO_DWARF;
 	ProcCtx c = { .proto = proto, .of = object_facts(object) };
 	DiResolver r;
+	if (di_source(object) != DI_SRC_DWARF) {
+		/* what only DWARF can place is refused here, in pass 2;
+		 * a plain function name is the symbols' */
+		if (!dip_init(&r, fam, pp, object, DI_SRC_NONE, &process_ops, &c, out))
+			return -1;
+		const char *need = needs_dwarf(&r);
+		if (!need)
+			return PROCESS_NO_DWARF;
+		if (pp_is_optional(pp))
+			return 0;
+		error_at(((ProbePointComp *)pp->comps.data[r.fi])->loc,
+			 _("'%s' needs the DWARF debug information of %s (for %s), "
+			   "which tapc did not find: %s"),
+			 pp_text(pp), object, need, di_why_no_dwarf(object));
+		return -1;
+	}
 	if (!dip_init(&r, fam, pp, object, DI_SRC_DWARF, &process_ops, &c, out))
 		return -1;
 	if (!strcmp(r.fp.func, "_start") && r.k.ret) {
