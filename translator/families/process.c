@@ -549,6 +549,8 @@ static void emit_entries(Emitter *e, const EmitProbe *ep)
 			BUG("SDT semaphore 0x%llx outside %s's segments",
 			    (unsigned long long)sem, d->object);
 		emit(e, "\t{ .pp = %s, .path = %s,", ep->pp, c_string(d->object));
+		if (d->library && d->path)
+			emit(e, "\t  .exe = %s,", c_string(d->path));
 		emit(e, "\t  .offset = 0x%llx, .ref_ctr = 0x%llx, .pid = %lld,",
 		     (unsigned long long)off, (unsigned long long)sem_off,
 		     (long long)d->pid);
