@@ -808,34 +808,17 @@ static const Index *dm_index(DwMod *dm)
  * Opening a module
  */
 
-/* A candidate must hold its DWARF itself: no separate debug file looked
- * up by build-id or debuglink (nor debuginfod), which would go past the
+/* A user object's separate debug file, which kdebug.c found: the one
+ * open_module() is opening, or NULL.  Nothing else is looked up: a
+ * kernel candidate must hold its DWARF itself, and no separate debug
+ * file is found by build-id or debuglink (nor debuginfod) past the
  * search path kdebug.c was given. */
-static int no_separate_debuginfo(Dwfl_Module *mod, void **userdata,
-				 const char *modname, Dwarf_Addr base,
-				 const char *file_name, const char *debuglink_file,
-				 GElf_Word debuglink_crc, char **debuginfo_file_name)
-{
-	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
-	(void)debuglink_file, (void)debuglink_crc;
-	*debuginfo_file_name = NULL;
-	return -1;
-}
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = no_separate_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-/* A user object's separate debug file, which kdebug.c found (the file
- * itself when it holds its DWARF): the one dwarf_open_user() is opening. */
 static const char *user_debug_file;
 
-static int user_debuginfo(Dwfl_Module *mod, void **userdata,
-			  const char *modname, Dwarf_Addr base,
-			  const char *file_name, const char *debuglink_file,
-			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+static int given_debuginfo(Dwfl_Module *mod, void **userdata,
+			   const char *modname, Dwarf_Addr base,
+			   const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
 	(void)debuglink_file, (void)debuglink_crc;
@@ -848,9 +831,9 @@ static int user_debuginfo(Dwfl_Module *mod, void **userdata,
 	return fd;
 }
 
-static const Dwfl_Callbacks user_callbacks = {
+static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = user_debuginfo,
+	.find_debuginfo = given_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -875,7 +858,7 @@ static const DiModule *open_module(DiModuleKind kind, const char *module,
 				   const char **why)
 {
 	bool user = kind == DI_USER;
-	Dwfl *dwfl = dwfl_begin(user ? &user_callbacks : &offline_callbacks);
+	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
 	if (!dwfl) {
 		*why = xsprintf(_("%s: %s"), path, dwfl_errmsg(-1));
 		return NULL;
