@@ -860,7 +860,14 @@ tapc_dist_files = \
 	testsuite/vm/transport/warn.sh \
 	testsuite/vm/udwarf/build-modules \
 	testsuite/vm/udwarf/hostfs \
+	testsuite/vm/udwarf/opt.out \
+	testsuite/vm/udwarf/opt.sh \
+	testsuite/vm/udwarf/opt.stp \
+	testsuite/vm/udwarf/split.out \
+	testsuite/vm/udwarf/split.sh \
+	testsuite/vm/udwarf/split.stp \
 	testsuite/vm/udwarf/src/udw.c \
+	testsuite/vm/udwarf/src/udwo.c \
 	testsuite/vm/udwarf/vars.out \
 	testsuite/vm/udwarf/vars.sh \
 	testsuite/vm/udwarf/vars.stp \
