@@ -860,6 +860,12 @@ tapc_dist_files = \
 	testsuite/vm/transport/warn.sh \
 	testsuite/vm/udwarf/build-modules \
 	testsuite/vm/udwarf/hostfs \
+	testsuite/vm/udwarf/lib.out \
+	testsuite/vm/udwarf/lib.sh \
+	testsuite/vm/udwarf/lib.stp \
+	testsuite/vm/udwarf/lines.out \
+	testsuite/vm/udwarf/lines.sh \
+	testsuite/vm/udwarf/lines.stp \
 	testsuite/vm/udwarf/opt.out \
 	testsuite/vm/udwarf/opt.sh \
 	testsuite/vm/udwarf/opt.stp \
@@ -867,6 +873,8 @@ tapc_dist_files = \
 	testsuite/vm/udwarf/split.sh \
 	testsuite/vm/udwarf/split.stp \
 	testsuite/vm/udwarf/src/udw.c \
+	testsuite/vm/udwarf/src/udwl.c \
+	testsuite/vm/udwarf/src/udwl_main.c \
 	testsuite/vm/udwarf/src/udwo.c \
 	testsuite/vm/udwarf/vars.out \
 	testsuite/vm/udwarf/vars.sh \
