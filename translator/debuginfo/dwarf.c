@@ -1116,6 +1116,15 @@ static const char *named_key(Dwarf_Die *die)
 	return n > 0 && (size_t)n < sizeof buf ? intern(buf) : NULL;
 }
 
+/* The size of t behind typedefs and qualifiers; 0 while the type it
+ * names is still being converted (a struct whose member points back at
+ * a typedef of it: libc has such). */
+static uint64_t type_size(const DiType *t)
+{
+	const DiType *s = di_type_strip(t);
+	return s ? s->size : 0;
+}
+
 static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 {
 	uint64_t off = dwarf_dieoffset(die);
@@ -1170,7 +1179,7 @@ static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 		t->target = conv_ref(dm, die);
 		if (!t->target)
 			t->target = &void_type;
-		t->size = di_type_strip(t->target)->size;
+		t->size = type_size(t->target);
 		break;
 	case DW_TAG_const_type:
 	case DW_TAG_volatile_type:
@@ -1183,7 +1192,7 @@ static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 		t->target = conv_ref(dm, die);
 		if (!t->target)
 			t->target = &void_type;
-		t->size = di_type_strip(t->target)->size;
+		t->size = type_size(t->target);
 		break;
 	}
 	case DW_TAG_structure_type:

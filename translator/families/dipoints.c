@@ -536,6 +536,14 @@ static uint64_t entry_probe_pc(DiResolver *r, const DiFunction *f)
 	return f->entry_pc;
 }
 
+int dip_function_point(DiResolver *r, const DiFunction *f)
+{
+	int before = r->made;
+	r->seen.len = 0;
+	make_point(r, point_named(r, r->pp, function_text(f)), f, entry_probe_pc(r, f));
+	return r->made - before;
+}
+
 int dip_resolve(DiResolver *r)
 {
 	const PointKind k = r->k;

@@ -99,6 +99,11 @@ bool dip_init(DiResolver *r, const ProbeFamily *fam, ProbePoint *pp,
  * ResolvedPoint pushed on r->out), or -1 after an error. */
 int dip_resolve(DiResolver *r);
 
+/* One point on f's entry, named by its source place, as dip_resolve()
+ * makes for a function the pattern names (for a fallback that found f
+ * another way): how many points that made. */
+int dip_function_point(DiResolver *r, const DiFunction *f);
+
 /* The out-of-line function of module whose code holds pc, or NULL (a
  * table of the module's functions by address, built once). */
 const DiFunction *dip_outer_function(const char *module, uint64_t pc);

@@ -66,13 +66,19 @@ static void process_near(DiResolver *r, const char *want)
 					 c->of->funcs.names[i]);
 }
 
-/* A plain name the DWARF does not have (_start, code of an object
- * without -g linked in): the symbol table's, as without DWARF. */
+/* A plain name the DWARF does not have: a symbol that is another name
+ * of a function the DWARF has (libc's malloc is __libc_malloc), that
+ * function, as stap; else (_start, code of an object without -g linked
+ * in) the symbol table's, as without DWARF. */
 static int process_fallback(DiResolver *r)
 {
 	ProcCtx *c = r->ctx;
 	if (!namelist_has(&c->of->funcs, r->fp.func))
 		return DIP_NO_FALLBACK;
+	const ObjSym *sym = object_symbol(c->of, r->fp.func);
+	const DiFunction *f = sym ? di_function_at(r->module, sym->addr) : NULL;
+	if (f && f->entry_pc == sym->addr && !r->k.inl)
+		return dip_function_point(r, f);
 	c->symbols_left = true;
 	return 0;
 }
@@ -83,31 +89,51 @@ static const DiPointOps process_ops = {
 	.after_prologue = true,
 };
 
-/* The symbol-only functions a plain function glob also stands for (as
- * stap lists them: _start, _init, code without -g): the names of the
- * symbol table that match and that the DWARF has no function of. */
-static int symbol_only_points(const ProbeFamily *fam, ProbePoint *pp, int fi,
-			      const char *object, const ProcessData *proto,
-			      const char *glob, Vec *out)
+/* The functions a plain function glob also stands for by their symbols
+ * (as stap lists them): a symbol that is another name of a DWARF
+ * function (libc's strdup is __strdup) stands for that function, once;
+ * a symbol of code with no DWARF (_start, _init, code built without -g)
+ * is a symbol-only point.  Compiler clones ("f.part.0") are their
+ * functions'. */
+static int symbol_points(DiResolver *r, const char *object,
+			 const ProcessData *proto, int first)
 {
 	const ObjectFacts *of = object_facts(object);
 	const NameList *dw = dip_function_names(object);
+	Vec made = { 0 };       /* DiFunction * with a point */
+	for (int i = first; i < r->out->len; i++) {
+		const ProcessData *d = ((ResolvedPoint *)r->out->data[i])->data;
+		if (d && d->difunc)
+			vec_push(&made, (void *)d->difunc->module), vec_push(&made,
+				(void *)(uintptr_t)d->difunc->entry_pc);
+	}
 	int n = 0;
 	for (int i = 0; i < of->funcs.len; i++) {
 		const char *name = of->funcs.names[i];
-		if (!arg_glob_match(glob, name) || namelist_has(dw, name))
+		if (!arg_glob_match(r->fp.func, name) || namelist_has(dw, name) ||
+		    strchr(name, '.'))
 			continue;
 		const ObjSym *sym = object_symbol(of, name);
-		if (!sym)
+		if (!sym || (!strcmp(name, "_start") && r->k.ret))
 			continue;
-		if (!strcmp(name, "_start") && pp_has(pp, "return"))
+		const DiFunction *f = di_function_at(object, sym->addr);
+		if (f && f->entry_pc == sym->addr) {
+			bool dup = false;
+			for (int j = 1; j < made.len && !dup; j += 2)
+				dup = (uint64_t)(uintptr_t)made.data[j] == f->entry_pc;
+			if (dup)
+				continue;
+			vec_push(&made, (void *)f->module);
+			vec_push(&made, (void *)(uintptr_t)f->entry_pc);
+			n += dip_function_point(r, f);
 			continue;
+		}
 		ProcessData *d = NEW(ProcessData);
 		*d = *proto;
 		d->name = name;
 		d->sym = sym;
 		d->pc = sym->addr;
-		ResolvedPoint *rp = rp_push(out, fam, pp_with_str(pp, fi, name));
+		ResolvedPoint *rp = rp_push(r->out, r->fam, pp_with_str(r->pp, r->fi, name));
 		rp->data = d;
 		rp->needs_debuginfo = false;
 		n++;
@@ -161,15 +187,13 @@ int process_resolve_dwarf(const ProbeFamily *fam, ProbePoint *pp,
 			 _("cannot probe the return of '_start': it never returns"));
 		return -1;
 	}
+	int first = out->len;
 	int n = dip_resolve(&r);
 	if (c.symbols_left)
 		return PROCESS_NO_DWARF;
-	/* function("GLOB"): the functions only the symbols have too */
+	/* function("GLOB"): the functions its symbols name too */
 	if (n >= 0 && !r.k.stmt && !r.fp.file && !r.fp.line && !r.k.inl &&
-	    !r.k.label && !r.k.callee && !r.k.callees &&
-	    arg_has_glob(r.fp.func)) {
-		int s = symbol_only_points(fam, pp, r.fi, object, proto, r.fp.func, out);
-		n += s;
-	}
+	    !r.k.label && !r.k.callee && !r.k.callees && arg_has_glob(r.fp.func))
+		n += symbol_points(&r, object, proto, first);
 	return n;
 }
