@@ -26,15 +26,15 @@ typedef struct ProcCtx {
 static void *process_place(DiResolver *r, const DiFunction *f, uint64_t pc,
 			   const char **why)
 {
-	ProcCtx *pc_ = r->ctx;
+	ProcCtx *c = r->ctx;
 	uint64_t off;
-	if (!object_file_offset(pc_->of, pc, &off)) {
+	if (!object_file_offset(c->of, pc, &off)) {
 		*why = xsprintf(_("address 0x%llx of %s is in no loaded segment of %s"),
-				(unsigned long long)pc, f->name, pc_->of->path);
+				(unsigned long long)pc, f->name, c->of->path);
 		return NULL;
 	}
 	ProcessData *d = NEW(ProcessData);
-	*d = *pc_->proto;
+	*d = *c->proto;
 	d->name = f->name;
 	d->difunc = f;
 	d->pc = pc;
@@ -100,12 +100,11 @@ static int symbol_points(DiResolver *r, const char *object,
 {
 	const ObjectFacts *of = object_facts(object);
 	const NameList *dw = dip_function_names(object);
-	Vec made = { 0 };       /* DiFunction * with a point */
+	Vec made = { 0 };       /* entry pcs of the functions with a point */
 	for (int i = first; i < r->out->len; i++) {
 		const ProcessData *d = ((ResolvedPoint *)r->out->data[i])->data;
 		if (d && d->difunc)
-			vec_push(&made, (void *)d->difunc->module), vec_push(&made,
-				(void *)(uintptr_t)d->difunc->entry_pc);
+			vec_push(&made, (void *)(uintptr_t)d->difunc->entry_pc);
 	}
 	int n = 0;
 	for (int i = 0; i < of->funcs.len; i++) {
@@ -119,11 +118,10 @@ static int symbol_points(DiResolver *r, const char *object,
 		const DiFunction *f = di_function_at(object, sym->addr);
 		if (f && f->entry_pc == sym->addr) {
 			bool dup = false;
-			for (int j = 1; j < made.len && !dup; j += 2)
+			for (int j = 0; j < made.len && !dup; j++)
 				dup = (uint64_t)(uintptr_t)made.data[j] == f->entry_pc;
 			if (dup)
 				continue;
-			vec_push(&made, (void *)f->module);
 			vec_push(&made, (void *)(uintptr_t)f->entry_pc);
 			n += dip_function_point(r, f);
 			continue;
