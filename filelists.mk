@@ -765,6 +765,7 @@ tapc_dist_files = \
 	testsuite/unit/test_location.c \
 	testsuite/unit/test_pretty.c \
 	testsuite/unit/test_probes.c \
+	testsuite/unit/test_udwarf.c \
 	testsuite/unit/test_util.c \
 	testsuite/vm/init \
 	testsuite/vm/mkinitramfs \
@@ -863,6 +864,27 @@ tapc_dist_files = \
 	testsuite/vm/transport/target.sh \
 	testsuite/vm/transport/warn.out \
 	testsuite/vm/transport/warn.sh \
+	testsuite/vm/udwarf/build-modules \
+	testsuite/vm/udwarf/hostfs \
+	testsuite/vm/udwarf/lib.out \
+	testsuite/vm/udwarf/lib.sh \
+	testsuite/vm/udwarf/lib.stp \
+	testsuite/vm/udwarf/lines.out \
+	testsuite/vm/udwarf/lines.sh \
+	testsuite/vm/udwarf/lines.stp \
+	testsuite/vm/udwarf/opt.out \
+	testsuite/vm/udwarf/opt.sh \
+	testsuite/vm/udwarf/opt.stp \
+	testsuite/vm/udwarf/split.out \
+	testsuite/vm/udwarf/split.sh \
+	testsuite/vm/udwarf/split.stp \
+	testsuite/vm/udwarf/src/udw.c \
+	testsuite/vm/udwarf/src/udwl.c \
+	testsuite/vm/udwarf/src/udwl_main.c \
+	testsuite/vm/udwarf/src/udwo.c \
+	testsuite/vm/udwarf/vars.out \
+	testsuite/vm/udwarf/vars.sh \
+	testsuite/vm/udwarf/vars.stp \
 	testsuite/vm/uprobes/before_start.out \
 	testsuite/vm/uprobes/before_start.sh \
 	testsuite/vm/uprobes/before_start.stp \
@@ -954,6 +976,8 @@ tapc_dist_files = \
 	translator/emit/stmt.c \
 	translator/emit/target_expr.c \
 	translator/families/begin_end.c \
+	translator/families/dipoints.c \
+	translator/families/dipoints.h \
 	translator/families/emit_glue.c \
 	translator/families/emit_glue.h \
 	translator/families/family.h \
@@ -968,6 +992,7 @@ tapc_dist_files = \
 	translator/families/probes.h \
 	translator/families/process.c \
 	translator/families/process.h \
+	translator/families/process_dwarf.c \
 	translator/families/procfs.c \
 	translator/families/python.c \
 	translator/families/registry.c \

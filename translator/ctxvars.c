@@ -489,7 +489,7 @@ static CType c_type_of(TypeFlow *tf, Node *e)
 	case N_ATVAR:
 		return (CType){ path_text(e, xsprintf("@var(%s|%s)", e->str ? e->str : "",
 						      e->module ? e->module : "")), NULL,
-				path_ditype(e->tpath ? e->tpath : atvar_target(e, false), e) };
+				path_ditype(e->tpath ? e->tpath : atvar_target(rp, e, false, false), e) };
 	case N_TARGET: {
 		if (tf->sc->func || !tf->sc->rp)
 			return none;
@@ -741,9 +741,9 @@ static bool check_typed(Checker *ck, Node *n)
 			if (ps) {
 				error_at(n->loc, _("@cast(..., \"%s\") in function '%s' names a "
 						   "type of the program of probe '%s', which calls "
-						   "it; tapc does not read user-space debug "
-						   "information (give the module: @cast(..., "
-						   "\"%s\", \"kernel\"))"),
+						   "it; tapc types a function's @cast once, not "
+						   "per calling probe (give the module: @cast(..., "
+						   "\"%s\", \"PROGRAM\") or \"kernel\")"),
 					 n->str ? n->str : "", sc->func->name,
 					 probe_text(ps), n->str ? n->str : "");
 				return true;
@@ -752,7 +752,7 @@ static bool check_typed(Checker *ck, Node *n)
 		tp = cast_target(rp, n, true);
 		break;
 	case N_ATVAR:
-		tp = atvar_target(n, true);
+		tp = atvar_target(rp, n, ck->in_entry, true);
 		break;
 	default:
 		return false;

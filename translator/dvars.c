@@ -9,10 +9,12 @@
 #include "elab.h"
 #include "tpath.h"
 #include "families/kprobe.h"
+#include "families/process.h"
 
 #include <string.h>
 
 extern const ProbeFamily family_kernel_function;
+extern const ProbeFamily family_process;
 
 /* ---- the function and pc a probe's variables are read at ---- */
 
@@ -29,6 +31,19 @@ typedef struct DebugPoint {
  * out-of-line copy at its entry. */
 static bool debug_point(const ResolvedPoint *rp, DebugPoint *out)
 {
+	if (rp && rp->family == &family_process && rp->data) {
+		/* a process point process_dwarf.c placed through DWARF;
+		 * its module is the object's path (DI_USER) */
+		const ProcessData *pd = rp->data;
+		if (!pd->difunc)
+			return false;
+		*out = (DebugPoint){
+			.module = pd->object ? pd->object : pd->path,
+			.func = pd->difunc, .pc = pd->pc,
+			.at_entry = !pd->difunc->inlined && pd->pc == pd->difunc->entry_pc,
+		};
+		return true;
+	}
 	if (!rp || rp->family != &family_kernel_function || !rp->data)
 		return false;
 	const KernelPointData *d = rp->data;
@@ -60,6 +75,11 @@ static bool debug_point(const ResolvedPoint *rp, DebugPoint *out)
 	return false;
 }
 
+static bool is_user_module(const char *module)
+{
+	return module && module[0] == '/';
+}
+
 typedef struct VarsCache {
 	const ResolvedPoint *rp;
 	bool entry;
@@ -68,6 +88,45 @@ typedef struct VarsCache {
 } VarsCache;
 
 static Vec vars_cache;
+
+/* Before its prologue has run, unoptimised user code (whose probes go
+ * after the prologue, di_probe_pc) has its parameters where the caller
+ * put them, not yet in the frame slots its DWARF names: at the entry
+ * of a .return probe (and @entry) they are read from the registers of
+ * the x86-64 calling convention instead, as long as each one before
+ * is an integer or pointer in a register.  A parameter passed another
+ * way (a float, a struct by value, past the sixth) is not known
+ * there. */
+static void entry_params_by_abi(VarsCache *vc)
+{
+	static const int int_regs[] = { 5, 4, 1, 2, 8, 9 };   /* rdi rsi rdx rcx r8 r9 */
+	const DiFunction *f = vc->dp.func;
+	if (f->inlined || vc->dp.pc != f->entry_pc || di_probe_pc(f) == f->entry_pc)
+		return;
+	int next = 0;
+	bool lost = false;
+	for (int i = 0; i < vc->vars.len; i++) {
+		const DiVariable *v = vec_get(&vc->vars, i);
+		if (!v->is_param)
+			continue;
+		DiVariable *c = NEW(DiVariable);
+		*c = *v;
+		vc->vars.data[i] = c;
+		const DiType *t = di_type_strip(v->type);
+		bool in_int_reg = t && (t->kind == DI_TYPE_INT || t->kind == DI_TYPE_ENUM ||
+					t->kind == DI_TYPE_POINTER) && t->size <= 8;
+		if (t && t->kind == DI_TYPE_FLOAT) {
+			c->loc = (DiLocation){ .kind = DI_LOC_NONE };
+			continue;       /* an SSE register: not counted */
+		}
+		if (lost || !in_int_reg || next == 6) {
+			lost = true;    /* where the rest are is not known */
+			c->loc = (DiLocation){ .kind = DI_LOC_NONE };
+			continue;
+		}
+		c->loc = (DiLocation){ .kind = DI_LOC_REG, .reg = int_regs[next++] };
+	}
+}
 
 /* The variables a handler of rp sees (entry: at the function's entry, for
  * @entry and the parameters of .return probes), or NULL. */
@@ -91,6 +150,8 @@ static VarsCache *point_vars(const ResolvedPoint *rp, bool entry)
 		vc->dp.at_entry = !vc->dp.func->inlined;
 	}
 	vc->vars = di_variables_at(vc->dp.func, vc->dp.pc);
+	if (entry && is_user_module(vc->dp.module))
+		entry_params_by_abi(vc);
 	return vc;
 }
 
@@ -449,6 +510,34 @@ static int needs_reloc(const DiLocation *l)
 	return 0;
 }
 
+/* A fixed address in a user object (DW_OP_addr: a global, a static
+ * local) is a file address: in a PIE or a library it moves by the load
+ * bias, which a probe in that object learns at run time as the address
+ * it is hit at minus its file address (pc: where the read happens, the
+ * probe's own instruction, or the function's entry for what a .return
+ * probe reads there).  rp_module: the object of the probe the read is
+ * in, or NULL when there is none (a begin probe, a function). */
+static bool set_user_reloc(TargetPath *tp, const char *module, const char *rp_module,
+			   uint64_t pc, Loc loc, bool report)
+{
+	tp->user = true;
+	if (!needs_reloc(&tp->loc))
+		return true;
+	const ObjectFacts *of = object_facts(module);
+	if (!of->pie)
+		return true;    /* ET_EXEC: loaded where it is linked */
+	if (!rp_module || strcmp(rp_module, module)) {
+		REPORT(loc, _("'%s' is at a fixed address of %s, a position-independent "
+			      "object whose load address only a probe in it knows: read "
+			      "it in a process(\"%s\") probe"),
+		       tp->name, module, module);
+		return false;
+	}
+	tp->ureloc = true;
+	tp->ureloc_pc = pc;
+	return true;
+}
+
 static bool set_reloc(TargetPath *tp, const char *module, Loc loc, bool report)
 {
 	int kind = needs_reloc(&tp->loc);
@@ -496,6 +585,7 @@ TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
 	tp->name = intern(xsprintf("$%s", name));
 	tp->module = di_module(vc->dp.module);
 	tp->at_entry = vc->dp.at_entry;
+	tp->user = is_user_module(vc->dp.module);
 	const char *fname = vc->dp.func->name;
 	if (!strcmp(name, "return")) {
 		if (!vc->dp.func->ret || vc->dp.func->ret->kind == DI_TYPE_VOID) {
@@ -507,6 +597,14 @@ TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
 		tp->start_type = vc->dp.func->ret;
 	} else {
 		const DiVariable *v = find_var(vc, name);
+		bool global = false;
+		/* a global of the function's compilation unit, as stap
+		 * finds one by $name (@var("name") is the same) */
+		if (!v && vc->dp.func->decl.file && !vc->dp.func->inlined &&
+		    di_source(vc->dp.module) == DI_SRC_DWARF) {
+			v = di_find_global(vc->dp.module, name, vc->dp.func->decl.file);
+			global = v != NULL;
+		}
 		if (!v) {
 			if (report) {
 				Vec names = { 0 };
@@ -529,7 +627,15 @@ TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
 		tp->loc = v->loc;
 		tp->start_type = v->type;
 		const char *why;
-		if (!set_reloc(tp, vc->dp.module, n->loc, report))
+		if (global && !is_user_module(vc->dp.module) && vc->dp.module) {
+			REPORT(n->loc, _("'$%s' is a global of module %s, which tapc does "
+					 "not relocate yet"), name, vc->dp.module);
+			return NULL;
+		}
+		if (is_user_module(vc->dp.module)
+		    ? !set_user_reloc(tp, vc->dp.module, vc->dp.module, vc->dp.pc, n->loc,
+				      report)
+		    : !set_reloc(tp, vc->dp.module, n->loc, report))
 			return NULL;
 		if (!location_ok(tp, &why)) {
 			REPORT(n->loc, _("'$%s' of function '%s' cannot be read at this probe "
@@ -547,6 +653,25 @@ TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
 
 /* ---- @cast, @var, typed pointers of other families ---- */
 
+/* The object a process probe's code is in (its library, else its
+ * program), or NULL for another probe. */
+static const char *user_object(const ResolvedPoint *rp)
+{
+	if (!rp || rp->family != &family_process || !rp->data)
+		return NULL;
+	const ProcessData *pd = rp->data;
+	return pd->object ? pd->object : pd->path;
+}
+
+/* A program or library as @cast and @var name it ("/usr/bin/prog", or a
+ * name found as process("NAME") finds it), as the path the debug
+ * information is keyed by. */
+static const char *user_path(const char *m)
+{
+	const char *p = program_path(m);
+	return p ? p : m;
+}
+
 /* The module whose types a @cast names: NULL for the kernel; *ok false
  * for a user-space module (types from its headers, not here). */
 static const char *cast_module(Node *n, ResolvedPoint *rp, bool *ok)
@@ -556,18 +681,21 @@ static const char *cast_module(Node *n, ResolvedPoint *rp, bool *ok)
 	if (!m) {
 		DebugPoint dp;
 		if (rp && rp->user_space) {
-			*ok = false;    /* the program's types */
-			return NULL;
+			/* the types of the probe's program (or library) */
+			const char *obj = user_object(rp);
+			*ok = obj != NULL;
+			return obj;
 		}
 		return debug_point(rp, &dp) ? dp.module : NULL;
 	}
 	if (!strncmp(m, "kernel", 6))
 		return NULL;
-	if (strchr(m, '/') || strchr(m, '<')) {
-		/* a program's types, or user-space headers (cast_headers()) */
-		*ok = false;
+	if (strchr(m, '<')) {
+		*ok = false;    /* user-space headers (cast_headers()) */
 		return NULL;
 	}
+	if (strchr(m, '/'))
+		return user_path(m);
 	return m;
 }
 
@@ -663,13 +791,15 @@ TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report)
 	}
 	/* with no module named, a module probe's @cast also looks in the
 	 * kernel, where most of what a module points at is declared */
-	if (!t && module && !n->module && !headers && have_types(NULL)) {
+	if (!t && module && !n->module && !headers && !is_user_module(module) &&
+	    have_types(NULL)) {
 		module = NULL;
 		t = cast_type_of(NULL, NULL, text, &why);
 	}
 	if (!t) {
 		REPORT(n->loc, _("no type '%s' in the debug information of %s"), text,
 		       headers ? xsprintf(_("the headers %s"), headers)
+		       : is_user_module(module) ? module
 		       : module ? xsprintf(_("module %s"), module) : _("the kernel"));
 		return NULL;
 	}
@@ -677,7 +807,8 @@ TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report)
 	tp->name = intern(xsprintf("@cast(..., \"%s\")", text));
 	tp->start = TP_POINTER;
 	tp->start_type = pointer_to(t);
-	tp->user = rp && rp->user_space && (!n->module || headers);
+	tp->user = (rp && rp->user_space && (!n->module || headers)) ||
+		   is_user_module(module);
 	/* a declared-only struct on the way is looked up where T was */
 	const char *where = headers ? headers : module;
 	if (!walk(tp, n, "@cast(...)", where, report))
@@ -688,11 +819,27 @@ TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report)
 	return tp;
 }
 
-/* @var("name@file.c"[, "module"]) */
-TargetPath *atvar_target(Node *n, bool report)
+/* The module @var reads: the one named ("kernel", a module, a program
+ * or library path), else the probe's object in a process probe, else
+ * the kernel (NULL). */
+static const char *atvar_module(const ResolvedPoint *rp, const Node *n)
 {
-	const char *module = n->module && strcmp(n->module, "kernel") ? n->module : NULL;
-	if (module && (strchr(module, '/') || strchr(module, '<')))
+	const char *m = n->module;
+	if (!m)
+		return user_object(rp);
+	if (!strcmp(m, "kernel"))
+		return NULL;
+	if (strchr(m, '/'))
+		return user_path(m);
+	return m;
+}
+
+/* @var("name@file.c"[, "module"]); entry: inside @entry(...) of a
+ * .return probe, read at the function's entry. */
+TargetPath *atvar_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
+{
+	const char *module = atvar_module(rp, n);
+	if (module && strchr(module, '<'))
 		return NULL;
 	if (!have_types(module))
 		return NULL;
@@ -704,7 +851,8 @@ TargetPath *atvar_target(Node *n, bool report)
 	if (!v) {
 		REPORT(n->loc, _("no global variable '%s'%s in the debug information of %s"),
 		       name, file ? xsprintf(_(" in a file matching '%s'"), file) : "",
-		       module ? xsprintf(_("module %s"), module) : _("the kernel"));
+		       is_user_module(module) ? module
+		       : module ? xsprintf(_("module %s"), module) : _("the kernel"));
 		return NULL;
 	}
 	TargetPath *tp = NEW(TargetPath);
@@ -714,8 +862,32 @@ TargetPath *atvar_target(Node *n, bool report)
 	tp->start_type = v->type;
 	tp->module = di_module(module);
 	const char *why;
-	if (!set_reloc(tp, module, n->loc, report))
+	if (is_user_module(module)) {
+		/* read where the probe is: at its own pc, or at the
+		 * function's entry inside @entry of a .return probe */
+		DebugPoint dp = { 0 };
+		const char *obj = user_object(rp);
+		uint64_t pc = 0;
+		if (obj && debug_point(rp, &dp))
+			pc = dp.pc;
+		else if (obj && rp->data)
+			pc = ((const ProcessData *)rp->data)->pc;
+		if (obj && rp->is_return && !entry) {
+			if (needs_reloc(&tp->loc) && object_facts(module)->pie) {
+				REPORT(n->loc, _("'%s' is at a fixed address of %s, a "
+					      "position-independent object whose load address "
+					      "a .return probe does not know: read it at the "
+					      "entry, @entry(%s)"), tp->name, module, tp->name);
+				return NULL;
+			}
+		}
+		if (obj && rp->is_return && dp.func)
+			pc = dp.func->entry_pc;
+		if (!set_user_reloc(tp, module, obj, pc, n->loc, report))
+			return NULL;
+	} else if (!set_reloc(tp, module, n->loc, report)) {
 		return NULL;
+	}
 	if (!location_ok(tp, &why)) {
 		REPORT(n->loc, _("'%s' cannot be read: %s"), tp->name, why);
 		return NULL;
@@ -838,10 +1010,10 @@ bool cast_types_known(Node *n)
 	return ok && have_types(module);
 }
 
-bool atvar_types_known(Node *n)
+bool atvar_types_known(ResolvedPoint *rp, Node *n)
 {
-	const char *module = n->module && strcmp(n->module, "kernel") ? n->module : NULL;
-	if (module && (strchr(module, '/') || strchr(module, '<')))
+	const char *module = atvar_module(rp, n);
+	if (module && strchr(module, '<'))
 		return false;
 	return have_types(module);
 }

@@ -103,7 +103,7 @@ struct TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool rep
 struct TargetPath *debug_target_vars(ResolvedPoint *rp, Node *n, bool entry);
 /* @cast(...) of n (NULL: no types for its module, or an error). */
 struct TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report);
-struct TargetPath *atvar_target(Node *n, bool report);
+struct TargetPath *atvar_target(ResolvedPoint *rp, Node *n, bool entry, bool report);
 struct TargetPath *typed_ctx_target(ResolvedPoint *rp, Node *n, const char *ctype,
 				    bool report);
 struct TargetPath *autocast_target(const DiType *t, Node *n, bool report);
@@ -113,7 +113,7 @@ bool cast_types_known(Node *n);
 /* Is a TP_VAR path's variable in memory (its location an address)? */
 bool location_in_memory(struct TargetPath *tp);
 struct TargetPath *family_target_vars(ResolvedPoint *rp, Node *n);
-bool atvar_types_known(Node *n);
+bool atvar_types_known(ResolvedPoint *rp, Node *n);
 
 void check_contexts(void);
 /* The debug-information type of e's value (through locals, assignments

@@ -119,9 +119,9 @@ static int defined_value(Scope *sc, Node *e)
 		return error_count == before && cast_types_known(e) ? 0 : 1;
 	}
 	case N_ATVAR:
-		if (atvar_target(e, false))
+		if (atvar_target(sc->func ? NULL : rp, e, true, false))
 			return 1;
-		return atvar_types_known(e) ? 0 : 1;
+		return atvar_types_known(sc->func ? NULL : rp, e) ? 0 : 1;
 	case N_ENTRY:
 		return !sc->func && rp && rp->is_return;
 	case N_PERF:

@@ -58,6 +58,11 @@ typedef struct TargetPath {
 				 * (x86-64 links them from 0): add the running
 				 * CPU's per-CPU base instead */
 	bool user;              /* user-space memory */
+	bool ureloc;            /* DW_OP_addr of a PIE or library: add its
+				 * load bias, the probe's instruction pointer
+				 * minus ureloc_pc (the file address where
+				 * the read happens) */
+	uint64_t ureloc_pc;
 	const DiType *start_type;
 	Vec steps;              /* TpStep * */
 	const DiType *type;     /* the type the path ends in */

@@ -155,6 +155,10 @@ typedef struct DwMod {
 	Dwarf_Addr bias;        /* libdwfl address minus DWARF address */
 	Elf *elf;
 	bool is_rel;            /* ET_REL (.ko): relocated by libdwfl */
+	bool small;             /* a .ko or a user object: read through dw
+				 * alone, with no pages dropped (a user
+				 * object's DWARF may be in its separate
+				 * debug file, not in elf) */
 	Index ix;
 	bool ix_ready;
 	OffMap funcs;           /* DIE offset -> DwFunc * */
@@ -177,6 +181,24 @@ bool dwarf_owns(const DiFunction *f)
 	for (int i = 0; i < opened.len; i++)
 		if ((const DiModule *)vec_get(&opened, i) == f->module)
 			return true;
+	return false;
+}
+
+static Dwarf *last_dw;          /* is_user_dwarf()'s last answer */
+static bool last_user;
+
+static bool is_user_dwarf(Dwarf *dw)
+{
+	if (dw && dw == last_dw)
+		return last_user;
+	for (int i = 0; i < opened.len; i++) {
+		DwMod *dm = vec_get(&opened, i);
+		if (dm->dw == dw) {
+			last_dw = dw;
+			last_user = dm->pub.kind == DI_USER;
+			return last_user;
+		}
+	}
 	return false;
 }
 
@@ -258,6 +280,8 @@ static const char *tree_path(const char *p, const char *comp_dir)
 {
 	if (!p)
 		return NULL;
+	if (comp_dir && comp_dir[0] == '+')     /* a user object's unit: */
+		return p;       /* as libdw names it, as stap shows it */
 	size_t n = comp_dir ? strlen(comp_dir) : 0;
 	if (n && !strncmp(p, comp_dir, n) && p[n] == '/')
 		p += n + 1;
@@ -266,10 +290,20 @@ static const char *tree_path(const char *p, const char *comp_dir)
 	return p;
 }
 
+static bool is_user_dwarf(Dwarf *dw);
+
+/* The compilation directory of a kernel unit, which its file names are
+ * given without; a user object's unit is marked by a leading '+': its
+ * files are named as libdw gives them, as stap names them (the
+ * compilation directory joined to a name of its own folder:
+ * "main@/home/me/prog.c:12", else "main@src/prog.c:12"). */
 static const char *cu_comp_dir(Dwarf_Die *cu)
 {
 	Dwarf_Attribute a;
-	return dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+	const char *d = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &a));
+	if (is_user_dwarf(dwarf_cu_getdwarf(cu->cu)))
+		return xsprintf("+%s", d ? d : "");
+	return d;
 }
 
 static const char *die_decl_file(Dwarf_Die *die, Dwarf_Die *cu)
@@ -474,7 +508,12 @@ static void add_cu_files(IxBuild *b, Dwarf_Die *cu, uint32_t cu_index)
 
 static void walk_cu(IxBuild *b, Dwarf_Die *cu)
 {
-	const char *cname = tree_path(dwarf_diename(cu), cu_comp_dir(cu));
+	const char *comp = cu_comp_dir(cu);
+	const char *cname = tree_path(dwarf_diename(cu), comp);
+	/* a user object's unit by its whole path, as libdw names the
+	 * functions' files of the compilation directory */
+	if (cname && cname[0] != '/' && comp && comp[0] == '+' && comp[1])
+		cname = xsprintf("%s/%s", comp + 1, cname);
 	uint32_t cu_name = ix_intern(b, cname);
 	GROW(b, cus, ncus, ccus);
 	b->cus[b->ncus++] = (IxCu){ .name = cu_name, .cu = dwarf_dieoffset(cu) };
@@ -555,11 +594,11 @@ static void drop_pages(char *raw, size_t size)
  * caches (line tables, abbreviations) stay in memory all at once. */
 static bool ix_walk_all(DwMod *dm, IxBuild *b)
 {
-	Dwarf *dw = dm->is_rel ? dm->dw : dwarf_begin_elf(dm->elf, DWARF_C_READ, NULL);
+	Dwarf *dw = dm->small ? dm->dw : dwarf_begin_elf(dm->elf, DWARF_C_READ, NULL);
 	if (!dw)
 		return false;
 	size_t raw_size = 0;
-	char *raw = dm->is_rel ? NULL : elf_rawfile(dm->elf, &raw_size);
+	char *raw = dm->small ? NULL : elf_rawfile(dm->elf, &raw_size);
 	Dwarf_Off off = 0, next;
 	size_t hsize;
 	int n = 0;
@@ -570,7 +609,7 @@ static bool ix_walk_all(DwMod *dm, IxBuild *b)
 		    dwarf_tag(&cu) == DW_TAG_compile_unit)
 			walk_cu(b, &cu);
 		off = next;
-		if (dm->is_rel || ++n % 16 != 0)
+		if (dm->small || ++n % 16 != 0)
 			continue;
 		if (n % 128 == 0) {
 			dwarf_end(dw);
@@ -588,7 +627,7 @@ static bool ix_walk_all(DwMod *dm, IxBuild *b)
 		}
 		drop_pages(raw, raw_size);
 	}
-	if (!dm->is_rel) {
+	if (!dm->small) {
 		dwarf_end(dw);
 		drop_pages(raw, raw_size);
 	}
@@ -769,41 +808,73 @@ static const Index *dm_index(DwMod *dm)
  * Opening a module
  */
 
-/* A candidate must hold its DWARF itself: no separate debug file looked
- * up by build-id or debuglink (nor debuginfod), which would go past the
+/* A user object's separate debug file, which kdebug.c found: the one
+ * open_module() is opening, or NULL.  Nothing else is looked up: a
+ * kernel candidate must hold its DWARF itself, and no separate debug
+ * file is found by build-id or debuglink (nor debuginfod) past the
  * search path kdebug.c was given. */
-static int no_separate_debuginfo(Dwfl_Module *mod, void **userdata,
-				 const char *modname, Dwarf_Addr base,
-				 const char *file_name, const char *debuglink_file,
-				 GElf_Word debuglink_crc, char **debuginfo_file_name)
+static const char *user_debug_file;
+
+static int given_debuginfo(Dwfl_Module *mod, void **userdata,
+			   const char *modname, Dwarf_Addr base,
+			   const char *file_name, const char *debuglink_file,
+			   GElf_Word debuglink_crc, char **debuginfo_file_name)
 {
 	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
 	(void)debuglink_file, (void)debuglink_crc;
 	*debuginfo_file_name = NULL;
-	return -1;
+	if (!user_debug_file)
+		return -1;
+	int fd = open(user_debug_file, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		*debuginfo_file_name = strdup(user_debug_file);
+	return fd;
 }
 
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = no_separate_debuginfo,
+	.find_debuginfo = given_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
+
+static const DiModule *open_module(DiModuleKind kind, const char *module,
+				   const char *path, const char *debug_path,
+				   const char **why);
 
 const DiModule *dwarf_open(const char *module, const char *path,
 			   const char **why)
 {
+	return open_module(module ? DI_KMODULE : DI_KERNEL, module, path, path, why);
+}
+
+const DiModule *dwarf_open_user(const char *path, const char *debug_path,
+				const char **why)
+{
+	return open_module(DI_USER, path, path, debug_path, why);
+}
+
+static const DiModule *open_module(DiModuleKind kind, const char *module,
+				   const char *path, const char *debug_path,
+				   const char **why)
+{
+	bool user = kind == DI_USER;
 	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
 	if (!dwfl) {
 		*why = xsprintf(_("%s: %s"), path, dwfl_errmsg(-1));
 		return NULL;
 	}
-	Dwfl_Module *mod = dwfl_report_offline(dwfl, module ? module : "kernel",
-					       path, -1);
+	/* a program or library at its file addresses (bias 0), whatever
+	 * its type: what uprobes and the line tables count in */
+	Dwfl_Module *mod = user
+		? dwfl_report_elf(dwfl, path, path, -1, 0, true)
+		: dwfl_report_offline(dwfl, module ? module : "kernel", path, -1);
 	dwfl_report_end(dwfl, NULL, NULL);
+	user_debug_file = user && strcmp(debug_path, path) ? debug_path : NULL;
 	Dwarf_Addr bias = 0;
 	Dwarf *dw = mod ? dwfl_module_getdwarf(mod, &bias) : NULL;
+	user_debug_file = NULL;
 	if (!dw) {
-		*why = xsprintf(_("%s: no DWARF (%s)"), path, dwfl_errmsg(-1));
+		*why = xsprintf(_("%s: no DWARF (%s)"), debug_path, dwfl_errmsg(-1));
 		dwfl_end(dwfl);
 		return NULL;
 	}
@@ -816,11 +887,12 @@ const DiModule *dwarf_open(const char *module, const char *path,
 	dm->elf = dwfl_module_getelf(mod, &ebias);
 	GElf_Ehdr eh;
 	dm->is_rel = dm->elf && gelf_getehdr(dm->elf, &eh) && eh.e_type == ET_REL;
+	dm->small = dm->is_rel || user;
 	DiModule *m = &dm->pub;
-	m->kind = module ? DI_KMODULE : DI_KERNEL;
+	m->kind = kind;
 	m->name = intern(module ? module : "kernel");
 	m->path = path;
-	m->debug_path = path;
+	m->debug_path = debug_path;
 	const unsigned char *bits;
 	GElf_Addr va;
 	int n = dwfl_module_build_id(mod, &bits, &va);
@@ -856,6 +928,7 @@ void dwarf_close(const DiModule *m)
 			continue;
 		dwfl_end(dm->dwfl);
 		dm->dwfl = NULL;
+		last_dw = NULL;
 		opened.data[i] = vec_last(&opened);
 		opened.len--;
 		return;
@@ -1043,6 +1116,15 @@ static const char *named_key(Dwarf_Die *die)
 	return n > 0 && (size_t)n < sizeof buf ? intern(buf) : NULL;
 }
 
+/* The size of t behind typedefs and qualifiers; 0 while the type it
+ * names is still being converted (a struct whose member points back at
+ * a typedef of it: libc has such). */
+static uint64_t type_size(const DiType *t)
+{
+	const DiType *s = di_type_strip(t);
+	return s ? s->size : 0;
+}
+
 static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 {
 	uint64_t off = dwarf_dieoffset(die);
@@ -1097,7 +1179,7 @@ static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 		t->target = conv_ref(dm, die);
 		if (!t->target)
 			t->target = &void_type;
-		t->size = di_type_strip(t->target)->size;
+		t->size = type_size(t->target);
 		break;
 	case DW_TAG_const_type:
 	case DW_TAG_volatile_type:
@@ -1110,7 +1192,7 @@ static const DiType *conv_type(DwMod *dm, Dwarf_Die *die)
 		t->target = conv_ref(dm, die);
 		if (!t->target)
 			t->target = &void_type;
-		t->size = di_type_strip(t->target)->size;
+		t->size = type_size(t->target);
 		break;
 	}
 	case DW_TAG_structure_type:
@@ -1579,7 +1661,7 @@ Vec dwarf_functions(const DiModule *m, const char *func_glob,
 		vec_push(&out, f);
 		/* a long listing goes through most of the file: keep only the
 		 * pages in use (a vmlinux's are clean, read again if needed) */
-		if (!dm->is_rel && out.len % 4096 == 0) {
+		if (!dm->small && out.len % 4096 == 0) {
 			size_t size = 0;
 			char *raw = elf_rawfile(dm->elf, &size);
 			drop_pages(raw, size);
@@ -1890,7 +1972,7 @@ Vec dwarf_source_lines(const DiModule *m, const char *file_glob, int lo,
 			continue;
 		Vec hits = cu_line_hits(&cu, file_glob, NULL, 0, UINT64_MAX);
 		push_lines(dm, &cu, &hits, lo, hi, nearest, NULL, &out);
-		if (!dm->is_rel && ++n % 64 == 0) {
+		if (!dm->small && ++n % 64 == 0) {
 			size_t size = 0;
 			char *raw = elf_rawfile(dm->elf, &size);
 			drop_pages(raw, size);

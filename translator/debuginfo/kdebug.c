@@ -12,6 +12,8 @@
 #include "debuginfo/kreaders.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,10 +29,17 @@ typedef struct KMod {
 
 static Vec kmods;               /* KMod * */
 
+static bool is_user(const char *module)
+{
+	return module && module[0] == '/';
+}
+
 static const char *module_key(const char *module)
 {
 	if (!module)
 		return intern("kernel");
+	if (is_user(module))
+		return intern(module);
 	char *s = xstrdup(module);
 	for (char *p = s; *p; p++)
 		if (*p == '-')
@@ -309,6 +318,105 @@ static const DiModule *open_dwarf(KMod *k, const char *module)
 	return NULL;
 }
 
+/* ---- user-space objects ---- */
+
+/* Has path's ELF file DWARF of its own (a .debug_info section)? */
+static bool has_debug_info(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool found = false;
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	size_t shstrndx;
+	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+		for (Elf_Scn *scn = NULL; !found && (scn = elf_nextscn(elf, scn));) {
+			GElf_Shdr sh;
+			const char *n;
+			if (gelf_getshdr(scn, &sh) && sh.sh_type != SHT_NOBITS &&
+			    (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+			    (!strcmp(n, ".debug_info") || !strcmp(n, ".zdebug_info")))
+				found = true;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/* The files that may hold a user object's DWARF, in search order: the
+ * object itself, its build-id file under /usr/lib/debug/.build-id/, its
+ * .gnu_debuglink beside it, in .debug/ beside it and under
+ * /usr/lib/debug (as gdb looks; never debuginfod). */
+static Vec user_candidates(const ObjectFacts *of, StrBuf *where)
+{
+	Vec v = { 0 };
+	sb_puts(where, of->path);
+	if (has_debug_info(of->path))
+		vec_push(&v, (void *)of->path);
+	if (of->build_id && strlen(of->build_id) > 2)
+		add_candidate(&v, where, xsprintf("/usr/lib/debug/.build-id/%.2s/%s.debug",
+						  of->build_id, of->build_id + 2));
+	if (of->debuglink) {
+		const char *slash = strrchr(of->path, '/');
+		const char *dir = xstrndup(of->path, slash - of->path);
+		const char *cand[] = {
+			xsprintf("%s/%s", dir, of->debuglink),
+			xsprintf("%s/.debug/%s", dir, of->debuglink),
+			xsprintf("/usr/lib/debug%s/%s", dir, of->debuglink),
+		};
+		for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
+			if (strcmp(cand[i], of->path))
+				add_candidate(&v, where, cand[i]);
+	}
+	return v;
+}
+
+/* A user object's DWARF: the first candidate with DWARF whose build-id
+ * is the object's.  Else k->why_no_dwarf and DI_SRC_NONE (a user object
+ * has no BTF: its functions come from its symbols). */
+static void open_user(KMod *k, const char *path)
+{
+	const ObjectFacts *of = object_facts(path);
+	k->src = DI_SRC_NONE;
+	if (!of->readable) {
+		k->why_no_dwarf = k->why_none =
+			xsprintf(_("%s is not an ELF file tapc can read"), path);
+		return;
+	}
+	StrBuf where = { 0 }, refused = { 0 };
+	Vec cands = user_candidates(of, &where);
+	for (int i = 0; i < cands.len; i++) {
+		const char *dbg = vec_get(&cands, i);
+		const char *why = NULL;
+		const DiModule *m = dwarf_open_user(path, dbg, &why);
+		if (!m) {
+			if (strcmp(dbg, path))
+				sb_printf(&refused, "; %s", why);
+			continue;
+		}
+		if (of->build_id && m->build_id && strcmp(of->build_id, m->build_id)) {
+			sb_printf(&refused, "; %s", xsprintf(
+				_("%s (build-id %s) does not match %s (build-id %s)"),
+				dbg, m->build_id, path, of->build_id));
+			dwarf_close(m);
+			continue;
+		}
+		k->m = m;
+		k->src = DI_SRC_DWARF;
+		verbose(2, _("debuginfo: %s: DWARF from %s\n"), path, dbg);
+		return;
+	}
+	k->why_no_dwarf = refused.len ? xstrdup(sb_cstr(&refused) + 2)
+		: xsprintf(_("no DWARF debug information for %s (looked in %s)"),
+			   path, sb_cstr(&where));
+	k->why_none = k->why_no_dwarf;
+	verbose(2, _("debuginfo: %s: none (%s)\n"), path, k->why_none);
+	sb_free(&where);
+	sb_free(&refused);
+}
+
 static KMod *kmod(const char *module)
 {
 	const char *key = module_key(module);
@@ -320,6 +428,10 @@ static KMod *kmod(const char *module)
 	KMod *k = NEW(KMod);
 	k->key = key;
 	vec_push(&kmods, k);
+	if (is_user(module)) {
+		open_user(k, module);
+		return k;
+	}
 	const char *who = module ? module : "kernel";
 	k->m = open_dwarf(k, module);
 	if (k->m) {
@@ -454,7 +566,7 @@ const DiType *di_find_type(const char *module, const char *name)
 	const DiType *t = find_type_in(kmod(NULL), name);
 	for (int i = 0; !t && i < kmods.len; i++) {
 		KMod *k = vec_get(&kmods, i);
-		if (k->key != intern("kernel"))
+		if (k->key != intern("kernel") && !is_user(k->key))
 			t = find_type_in(k, name);
 	}
 	return t;

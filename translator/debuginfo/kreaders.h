@@ -19,6 +19,11 @@
  * set when path is not an ELF file with DWARF. */
 const DiModule *dwarf_open(const char *module, const char *path,
 			   const char **why);
+/* Open a user-space object's DWARF (DiModule.kind DI_USER, name and path
+ * the object's path): from debug_path, the object itself or its separate
+ * debug file.  Addresses are the object's file addresses (bias 0). */
+const DiModule *dwarf_open_user(const char *path, const char *debug_path,
+				const char **why);
 /* Close what dwarf_open() opened (a file refused after all). */
 void dwarf_close(const DiModule *m);
 /* The di_* calls, answered from an opened module's DWARF.  A DiFunction

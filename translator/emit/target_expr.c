@@ -492,6 +492,9 @@ static const char *tp_what(const TargetPath *tp)
 /* What KASLR added to the kernel's addresses. */
 static const char *reloc_expr(const TargetPath *tp)
 {
+	if (tp->ureloc)         /* a user object's load bias */
+		return xsprintf("(instruction_pointer(c->regs) - 0x%llxUL)",
+				(unsigned long long)tp->ureloc_pc);
 	if (!tp->reloc)
 		return NULL;
 	if (tp->reloc_percpu)   /* this CPU's per-CPU base */

@@ -182,6 +182,13 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 	Vec names = { 0 };
 	int total = 0;
 
+	/* through the object's DWARF when it has some */
+	if (!strcmp(kind, "function") || (!strcmp(kind, "statement") && comp_is_str(kc))) {
+		int r = process_resolve_dwarf(fam, pp, object, proto, out);
+		if (r != PROCESS_NO_DWARF)
+			return r;
+	}
+
 	if (!strcmp(kind, "statement")) {
 		ProcessData *d = NEW(ProcessData);
 		*d = *proto;

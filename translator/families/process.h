@@ -33,4 +33,14 @@ typedef struct ProcessData {
 	const ObjSym *sym;
 } ProcessData;
 
+/* Resolve a process(...).function("...") or .statement("...") point pp
+ * in object (the program or a library of it) through the object's DWARF
+ * (process_dwarf.c): the points made, each ProcessData a copy of proto
+ * with difunc and pc set, or -1 after an error; PROCESS_NO_DWARF when the
+ * object has no DWARF, or the point names a function only its symbols
+ * have: resolve it through the symbols. */
+#define PROCESS_NO_DWARF (-2)
+int process_resolve_dwarf(const ProbeFamily *fam, ProbePoint *pp,
+			  const char *object, const ProcessData *proto, Vec *out);
+
 #endif
