@@ -103,7 +103,10 @@ tapc_dist_files = \
 	bench/di_query.c \
 	bench/front-end \
 	bench/runtime \
+	bench/sdt \
 	bench/workloads/getppid_bench.c \
+	bench/workloads/sdt_bench.c \
+	bench/workloads/sdt_bench.d \
 	configure.ac \
 	m4/.keep \
 	man/dtrace.1 \
