@@ -58,7 +58,8 @@ __asm__(".pushsection .note.stapsdt,\"\",\"note\"\n"
 	".asciz \"operands\"\n"
 	".asciz \"-4@%esi 8@%rax 1@%ah -2@%r9w 1@%r15b 4@%r10d 8@-16(%rbp) "
 	"8@8(%rax,%rbx,8) 4@(%rdx) -8@$-42 8@$0x10 -4@tapc_sdt_counter+4(%rip) "
-	"2@(,%rcx,2) %rsp 8@tapc_sdt_counter(%rip) -1@%dil 8@$tapc_sdt_counter 8@-0x20(%r12,%r13)\"\n"
+	"2@(,%rcx,2) %rsp 8@tapc_sdt_counter(%rip) -1@%dil 8@$tapc_sdt_counter 8@-0x20(%r12,%r13) "
+	"8f@%rax\"\n"
 	"12: .balign 4\n"
 	/* operands that do not parse, one note each */
 	BAD_NOTE(20, "bad1", "8@%rax 4@nosuchsym(%rip)")
@@ -69,6 +70,8 @@ __asm__(".pushsection .note.stapsdt,\"\",\"note\"\n"
 	BAD_NOTE(70, "bad6", "8@-8(%rbp,%rax,3)")
 	BAD_NOTE(80, "bad7", "8@%rax) 4@%ebx")
 	BAD_NOTE(90, "bad8", "8@%fs:8")
+	BAD_NOTE(91, "bad9", "4f@%xmm0")
+	BAD_NOTE(92, "bad10", "-8f@%rax")
 	".popsection\n");
 
 /* A data object an operand names. */
@@ -191,7 +194,7 @@ static void test_sdt_args(void)
 		return;
 	if (s->args_error)
 		fprintf(stderr, "operands: %s\n", s->args_error);
-	CHECK(!s->args_error && s->nargs == 18 && s->argv.len == 18);
+	CHECK(!s->args_error && s->nargs == 19 && s->argv.len == 19);
 	uint64_t counter = 0;
 	for (int i = 0; i < f->syms.len; i++) {
 		const ObjSym *o = f->syms.data[i];
@@ -221,6 +224,7 @@ static void test_sdt_args(void)
 	CHECK(arg(s, 16) && arg(s, 16)->kind == SDT_ARG_CONST && arg(s, 16)->reg == 16 &&
 	      arg(s, 16)->value == (int64_t)(counter - 0x401400));
 	CHECK_MEM(arg(s, 17), 8, false, 12, 13, 1, -0x20);
+	CHECK_REG(arg(s, 18), 8, false, 0, 0);                  /* 8f@%rax: the bits */
 
 	/* their C */
 	CHECK_EXPR(arg(s, 0), "((int64_t)(int32_t)(regs)->si)");
@@ -285,6 +289,8 @@ static void test_sdt_args(void)
 		{ "bad6", "operand 1 '8@-8(%rbp,%rax,3)': its scale is not 1, 2, 4 or 8" },
 		{ "bad7", "operand 1 '8@%rax)': text follows the register" },
 		{ "bad8", "operand 1 '8@%fs:8': it names no general register" },
+		{ "bad9", "operand 1 '4f@%xmm0': it names no general register" },
+		{ "bad10", "operand 1 '-8f@%rax': a floating-point size cannot be negative" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const SdtNote *b = find_note(f, bad[i].name);

@@ -295,8 +295,13 @@ static const char *parse_sdt_arg(const char *text, SdtArg *a)
 	if (at) {
 		int64_t n;
 		const char *q = s;
-		if (!sdt_number_at(&q, &n) || q != at)
+		/* "8f@": a floating-point value, whose bits are read as an
+		 * unsigned number of that size */
+		bool fp = at > s && at[-1] == 'f';
+		if (!sdt_number_at(&q, &n) || q != at - fp)
 			return _("its size is not a number");
+		if (fp && n < 0)
+			return _("a floating-point size cannot be negative");
 		if (n != 1 && n != 2 && n != 4 && n != 8 && n != -1 && n != -2 &&
 		    n != -4 && n != -8)
 			return _("its size is not 1, 2, 4 or 8 (negative: signed)");
