@@ -104,9 +104,11 @@ tapc_dist_files = \
 	bench/front-end \
 	bench/runtime \
 	bench/sdt \
+	bench/uprobes \
 	bench/workloads/getppid_bench.c \
 	bench/workloads/sdt_bench.c \
 	bench/workloads/sdt_bench.d \
+	bench/workloads/upcall_bench.c \
 	configure.ac \
 	m4/.keep \
 	man/dtrace.1 \
@@ -864,15 +866,39 @@ tapc_dist_files = \
 	testsuite/vm/transport/target.sh \
 	testsuite/vm/transport/warn.out \
 	testsuite/vm/transport/warn.sh \
+	testsuite/vm/uprobes/before_start.out \
+	testsuite/vm/uprobes/before_start.sh \
+	testsuite/vm/uprobes/before_start.stp \
 	testsuite/vm/uprobes/build-modules \
+	testsuite/vm/uprobes/caselib \
 	testsuite/vm/uprobes/fn_sym.out \
 	testsuite/vm/uprobes/fn_sym.sh \
 	testsuite/vm/uprobes/fn_sym.stp \
 	testsuite/vm/uprobes/hostfs \
+	testsuite/vm/uprobes/lib_two.out \
+	testsuite/vm/uprobes/lib_two.sh \
+	testsuite/vm/uprobes/lib_two.stp \
+	testsuite/vm/uprobes/plt.out \
+	testsuite/vm/uprobes/plt.sh \
+	testsuite/vm/uprobes/plt.stp \
+	testsuite/vm/uprobes/ptrace.out \
+	testsuite/vm/uprobes/ptrace.sh \
+	testsuite/vm/uprobes/ptrace.stp \
 	testsuite/vm/uprobes/src/uplib.c \
 	testsuite/vm/uprobes/src/uplib_main.c \
 	testsuite/vm/uprobes/src/uptest.c \
 	testsuite/vm/uprobes/src/uptrace.c \
+	testsuite/vm/uprobes/statement.out \
+	testsuite/vm/uprobes/statement.sh \
+	testsuite/vm/uprobes/statement.stp \
+	testsuite/vm/uprobes/target.stp \
+	testsuite/vm/uprobes/target_c.out \
+	testsuite/vm/uprobes/target_c.sh \
+	testsuite/vm/uprobes/target_x.out \
+	testsuite/vm/uprobes/target_x.sh \
+	testsuite/vm/uprobes/unload.out \
+	testsuite/vm/uprobes/unload.sh \
+	testsuite/vm/uprobes/unload.stp \
 	testsuite/vm/usdt/build-modules \
 	testsuite/vm/usdt/hostfs \
 	testsuite/vm/usdt/kit_marks.out \

@@ -48,21 +48,43 @@ struct _tap_uprobe {
 	unsigned long offset;		/* of the probed instruction */
 	unsigned long ref_ctr;		/* of the SDT semaphore, or 0 */
 	pid_t pid;			/* process(PID), else 0 */
+	const char *exe;		/* .library probes: the program, else
+					 * NULL (any process) */
 	bool is_return;
 	int site;			/* an SDT marker's site (its operands) */
 	unsigned int flags;		/* TAP_PROBE_* */
 	_tap_uprobe_fn fn;
 	struct inode *inode;		/* held while registered */
+	struct inode *exe_inode, *exe_real;	/* exe's, held likewise */
 	void *handle;			/* tap_uprobe_register()'s */
 	bool registered;
 };
 
+/* Does mm run the program u->exe?  Its exe_file is the file exec opened:
+ * on overlayfs the overlay's inode, elsewhere the real one. */
+static bool _tap_mm_runs(const struct _tap_uprobe *u, struct mm_struct *mm)
+{
+	struct file *f;
+	bool yes;
+
+	if (!mm)
+		return false;
+	rcu_read_lock();
+	f = rcu_dereference(mm->exe_file);
+	yes = f && (file_inode(f) == u->exe_inode || file_inode(f) == u->exe_real);
+	rcu_read_unlock();
+	return yes;
+}
+
 /* Should a hit in task t run the probe?  process(PID) wants that
- * process's threads, -c/-x the target's tree. */
+ * process's threads, process("P").library("L") the processes running P,
+ * -c/-x the target's tree. */
 static bool _tap_uprobe_wanted(const struct _tap_uprobe *u,
 			       struct task_struct *t)
 {
 	if (u->pid && task_tgid_nr(t) != u->pid)
+		return false;
+	if (u->exe_inode && !_tap_mm_runs(u, t->mm))
 		return false;
 	if (READ_ONCE(tap_target_pid) > 0 && !tap_in_target_tree(t))
 		return false;
@@ -79,7 +101,7 @@ static bool _tap_uprobe_filter(TAP_UPROBE_FILTER_ARGS)
 	struct task_struct *p;
 	bool found = false;
 
-	if (!u->pid && READ_ONCE(tap_target_pid) <= 0)
+	if (!u->pid && !u->exe_inode && READ_ONCE(tap_target_pid) <= 0)
 		return true;
 	if (current->mm == mm)
 		return _tap_uprobe_wanted(u, current);
@@ -140,9 +162,11 @@ static void _tap_loader_root(struct path *root)
 	get_fs_root(current->fs, root);
 }
 
-/* The inode whose code processes map for path, held; or an ERR_PTR. */
+/* The inode whose code processes map for path, held; or an ERR_PTR.
+ * With path_inode, also the inode of the path itself (held). */
 static struct inode *_tap_uprobe_inode(const struct path *root,
-				       const char *path, const char **why)
+				       const char *path, const char **why,
+				       struct inode **path_inode)
 {
 	struct path p;
 	struct inode *inode;
@@ -160,6 +184,13 @@ static struct inode *_tap_uprobe_inode(const struct path *root,
 		return ERR_PTR(-EINVAL);
 	}
 	inode = igrab(inode);
+	if (inode && path_inode) {
+		*path_inode = igrab(d_inode(p.dentry));
+		if (!*path_inode) {
+			iput(inode);
+			inode = NULL;
+		}
+	}
 	path_put(&p);
 	if (!inode) {
 		*why = "the file is being removed";
@@ -187,6 +218,11 @@ static __maybe_unused void _tap_uprobes_unregister(struct _tap_uprobe *u, int n)
 			continue;
 		iput(u[i].inode);
 		u[i].inode = NULL;
+		if (u[i].exe_inode) {
+			iput(u[i].exe_inode);
+			iput(u[i].exe_real);
+			u[i].exe_inode = u[i].exe_real = NULL;
+		}
 		u[i].handle = NULL;
 		u[i].registered = false;
 	}
@@ -207,7 +243,22 @@ static __maybe_unused int _tap_uprobes_register(struct _tap_uprobe *u, int n)
 		else
 			u[i].uc.handler = _tap_uprobe_handler;
 		u[i].uc.filter = _tap_uprobe_filter;
-		inode = _tap_uprobe_inode(&root, u[i].path, &why);
+		if (u[i].exe) {
+			inode = _tap_uprobe_inode(&root, u[i].exe, &why,
+						  &u[i].exe_inode);
+			if (IS_ERR(inode)) {
+				ret = _tap_probe_failed(u[i].pp, u[i].flags,
+							PTR_ERR(inode), "uprobe",
+							why);
+				if (ret) {
+					_tap_uprobes_unregister(u, i);
+					break;
+				}
+				continue;
+			}
+			u[i].exe_real = inode;
+		}
+		inode = _tap_uprobe_inode(&root, u[i].path, &why, NULL);
 		if (IS_ERR(inode)) {
 			ret = PTR_ERR(inode);
 		} else {
@@ -222,6 +273,11 @@ static __maybe_unused int _tap_uprobes_register(struct _tap_uprobe *u, int n)
 				why = "the offset is past the end of the file "
 				      "(was it rebuilt since?)";
 			iput(inode);
+		}
+		if (u[i].exe_inode) {
+			iput(u[i].exe_inode);
+			iput(u[i].exe_real);
+			u[i].exe_inode = u[i].exe_real = NULL;
 		}
 		ret = _tap_probe_failed(u[i].pp, u[i].flags, ret,
 					u[i].is_return ? "uretprobe" : "uprobe",

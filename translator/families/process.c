@@ -127,6 +127,28 @@ static const ObjSym *plt_entry(const ObjectFacts *ef, const char *name)
 	return NULL;
 }
 
+/* Each site of a marker must be placeable: its pc code and its
+ * semaphore in the file's bytes (the uprobe reference counter is a file
+ * offset). */
+static int check_sites(const ObjectFacts *ef, ProbePointComp *at,
+		       const ProcessData *d)
+{
+	for (int i = 0; i < d->sites.len; i++) {
+		const SdtNote *o = d->sites.data[i];
+		if (check_code_address(ef, at, o->pc) < 0)
+			return -1;
+		uint64_t off;
+		if (o->semaphore && !object_file_offset(ef, o->semaphore, &off)) {
+			error_at(at->loc, _("the semaphore of marker %s:%s (0x%llx) is "
+					    "not in the file's bytes of %s"),
+				 o->provider, o->name,
+				 (unsigned long long)o->semaphore, ef->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* A function probe placed by its symbol: its arguments by the calling
  * convention, and at a .return the return register. */
 static void add_register_vars(ResolvedPoint *rp)
@@ -236,6 +258,8 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			d->provider = s->provider;
 			d->object = object;
 			resolve_mark_sites(ef, s, d);
+			if (check_sites(ef, kc, d) < 0)
+				return -1;
 			ResolvedPoint *rp = rp_push(out, fam, c);
 			rp->data = d;
 			add_mark_vars(rp, d);
@@ -466,17 +490,6 @@ static bool is_mark(const ResolvedPoint *rp)
 	return pp_has(rp->point, "mark");
 }
 
-static int mark_nargs(const ProcessData *d)
-{
-	int n = 0;
-	for (int i = 0; i < d->sites.len; i++) {
-		const SdtNote *s = d->sites.data[i];
-		if (s->nargs > n)
-			n = s->nargs;
-	}
-	return n > d->sdt_args ? n : d->sdt_args;
-}
-
 /* Why pass 3 cannot place the point, or NULL. */
 static const char *unplaceable(const ResolvedPoint *rp)
 {
@@ -486,7 +499,7 @@ static const char *unplaceable(const ResolvedPoint *rp)
 	if (!d || !d->object)
 		return _("the file its code is in is not known");
 	if (is_mark(rp))
-		return _("SDT marker operands are not translated yet");
+		return d->sites.len ? NULL : _("the marker's sites are not known");
 	if (pp_has(rp->point, "callee") || pp_has(rp->point, "callees"))
 		return _(".callee and .callees need the caller's DWARF call sites");
 	if ((pp_has(rp->point, "inline") || pp_has(rp->point, "label")) && !d->difunc)
@@ -513,13 +526,6 @@ static bool emit_process_decls(Emitter *e, EmitProbe **probes, int n)
 		return false;
 	emit(e, "#include \"runtime/families/uprobe.c\"");
 	emit_blank(e);
-	for (int i = 0; i < n; i++) {
-		const ResolvedPoint *rp = probes[i]->rp;
-		int k = is_mark(rp) ? mark_nargs(rp->data) : 0;
-		if (k)
-			emit(e, "struct tap_sdt_%d { int64_t a[%d]; };", probes[i]->index, k);
-	}
-	emit_blank(e);
 	return true;
 }
 
@@ -538,16 +544,12 @@ static uint64_t probe_pc(const ResolvedPoint *rp)
 static void emit_callback(Emitter *e, const EmitProbe *ep)
 {
 	const ResolvedPoint *rp = ep->rp;
-	const ProcessData *d = rp->data;
-	int k = is_mark(rp) ? mark_nargs(d) : 0;
 
 	emit(e, "static void tapu_%d(const struct _tap_uprobe *u, struct pt_regs *regs,",
 	     ep->index);
 	emit(e, "\t\t\tunsigned long func)");
 	emit(e, "{");
 	emit(e, "\tstruct tap_context *c;");
-	if (k)
-		emit(e, "\tstruct tap_sdt_%d args = { { 0 } };", ep->index);
 	emit_blank(e);
 	emit(e, "\t(void)u;");
 	emit(e, "\t(void)func;");
@@ -556,7 +558,10 @@ static void emit_callback(Emitter *e, const EmitProbe *ep)
 	emit(e, "\t\treturn;");
 	emit_context_fill(e, "regs", rp->is_return ? "uretprobe" : "uprobe",
 			  rp->is_return);
-	emit(e, "\t%s(c, %s);", ep->body_fn, k ? "&args" : "NULL");
+	/* a marker's operands are read where the body reads them (a fault
+	 * in one it does not use must not stop it): pdata is the table
+	 * entry, which says which site this is */
+	emit(e, "\t%s(c, %s);", ep->body_fn, is_mark(rp) ? "(void *)u" : "NULL");
 	emit(e, "\ttap_context_exit(c);");
 	emit(e, "}");
 	emit_blank(e);
@@ -584,6 +589,8 @@ static void emit_entries(Emitter *e, const EmitProbe *ep)
 			BUG("SDT semaphore 0x%llx outside %s's segments",
 			    (unsigned long long)sem, d->object);
 		emit(e, "\t{ .pp = %s, .path = %s,", ep->pp, c_string(d->object));
+		if (d->library && d->path)
+			emit(e, "\t  .exe = %s,", c_string(d->path));
 		emit(e, "\t  .offset = 0x%llx, .ref_ctr = 0x%llx, .pid = %lld,",
 		     (unsigned long long)off, (unsigned long long)sem_off,
 		     (long long)d->pid);
@@ -618,6 +625,26 @@ static bool emit_process_code(Emitter *e, EmitProbe **probes, int n,
 	return true;
 }
 
+/* $argN of a marker: the operand of the site the hit is at (the table
+ * entry, pdata, says which), each site's own; NULL when a site's
+ * operands did not parse (pass 2 refused a read of them; $$parms leaves
+ * them out). */
+static const char *mark_arg_expr(const ProcessData *d, int a)
+{
+	StrBuf b = { 0 };
+	sb_puts(&b, "({ int64_t __tap_arg = 0; "
+		"switch (((const struct _tap_uprobe *)pdata)->site) { ");
+	for (int i = 0; i < d->sites.len; i++) {
+		const SdtNote *s = d->sites.data[i];
+		if (s->args_error || s->argv.len < a)
+			return NULL;
+		sb_printf(&b, "case %d: __tap_arg = %s; break; ", i,
+			  sdt_arg_expr(s->argv.data[a - 1], "c->regs"));
+	}
+	sb_puts(&b, "} __tap_arg; })");
+	return sb_cstr(&b);
+}
+
 /* The argument registers of the x86-64 calling convention. */
 static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
 
@@ -634,9 +661,8 @@ static const char *process_ctx_expr(const EmitProbe *ep, const CtxVar *v,
 		return c_string(d->provider ? d->provider : "");
 	if (is_mark(rp)) {
 		int a;
-		if (sscanf(v->name, "arg%d", &a) == 1 && a >= 1 && a <= mark_nargs(d))
-			return xsprintf("(((struct tap_sdt_%d *)pdata)->a[%d])",
-					ep->index, a - 1);
+		if (sscanf(v->name, "arg%d", &a) == 1 && a >= 1 && a <= d->sdt_args)
+			return mark_arg_expr(d, a);
 		return NULL;
 	}
 	if (d->difunc)
@@ -654,16 +680,16 @@ static const char *const process_shapes[] = {
 	"process(s|n?)[.library(s)].statement(s)[.nearest]",
 	"process(s|n?).statement(n)[.absolute]",
 	"process(s|n?)[.library(s)].plt(s?)[.return]",
+	"process(s|n?)[.library(s)][.provider(s)].mark(s)",
 	NULL
 };
 
 /* Accepted by pass 2, not translated: the lifetime events (no uprobes),
- * the call sites of .callee(s), SDT markers until their operands are. */
+ * the call sites of .callee(s). */
 static const char *const process_untranslatable_shapes[] = {
 	"process(s|n?).{begin|end|thread.begin|thread.end|syscall|syscall.return"
 		"|insn|insn.block}",
 	"process(s|n?)[.library(s)].function(s).{callee(s)[.call|.return]|callees(n?)}",
-	"process(s|n?)[.library(s)][.provider(s)].mark(s)",
 	NULL
 };
 
