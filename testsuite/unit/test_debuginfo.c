@@ -23,7 +23,7 @@ Session sess;  /* options.c is not linked here */
 	".4byte " #L "1f-" #L "0f, " #L "3f-" #L "2f, 3\n" \
 	#L "0: .asciz \"stapsdt\"\n" \
 	#L "1: .balign 4\n" \
-	#L "2: .8byte 0x401500, 0x402000, 0\n" \
+	#L "2: .8byte 0x401500, 0, 0\n" \
 	".asciz \"tapctest\"\n" \
 	".asciz \"" NAME "\"\n" \
 	".asciz \"" ARGS "\"\n" \
@@ -37,7 +37,7 @@ __asm__(".pushsection .note.stapsdt,\"\",\"note\"\n"
 	".4byte 2f-1f, 4f-3f, 3\n"
 	"1: .asciz \"stapsdt\"\n"
 	"2: .balign 4\n"
-	"3: .8byte 0x401234, 0x402000, 0x404010\n"
+	"3: .8byte 0x401234, 0, 0x404010\n"
 	".asciz \"tapctest\"\n"
 	".asciz \"two_args\"\n"
 	".asciz \"8@%rdi -4@%esi\"\n"
@@ -45,7 +45,7 @@ __asm__(".pushsection .note.stapsdt,\"\",\"note\"\n"
 	".4byte 6f-5f, 8f-7f, 3\n"
 	"5: .asciz \"stapsdt\"\n"
 	"6: .balign 4\n"
-	"7: .8byte 0x401300, 0x402000, 0\n"
+	"7: .8byte 0x401300, 0, 0\n"
 	".asciz \"tapctest\"\n"
 	".asciz \"no_args\"\n"
 	".asciz \"\"\n"
@@ -54,7 +54,7 @@ __asm__(".pushsection .note.stapsdt,\"\",\"note\"\n"
 	".4byte 10f-9f, 12f-11f, 3\n"
 	"9: .asciz \"stapsdt\"\n"
 	"10: .balign 4\n"
-	"11: .8byte 0x401400, 0x402000, 0\n"
+	"11: .8byte 0x401400, 0, 0\n"
 	".asciz \"tapctest\"\n"
 	".asciz \"operands\"\n"
 	".asciz \"-4@%esi 8@%rax 1@%ah -2@%r9w 1@%r15b 4@%r10d 8@-16(%rbp) "
@@ -73,6 +73,19 @@ __asm__(".pushsection .note.stapsdt,\"\",\"note\"\n"
 	BAD_NOTE(90, "bad8", "8@%fs:8")
 	BAD_NOTE(91, "bad9", "4f@%xmm0")
 	BAD_NOTE(92, "bad10", "-8f@%rax")
+	/* a note of a file moved after linking (prelink): its base is
+	 * 0x1000 below where .stapsdt.base is, so are its pc and semaphore */
+	".4byte 14f-13f, 16f-15f, 3\n"
+	"13: .asciz \"stapsdt\"\n"
+	"14: .balign 4\n"
+	"15: .8byte 0x401600, tapc_test_sdt_base - 0x1000, 0x404000\n"
+	".asciz \"tapctest\"\n"
+	".asciz \"moved\"\n"
+	".asciz \"\"\n"
+	"16: .balign 4\n"
+	".popsection\n"
+	".pushsection .stapsdt.base,\"a\",\"progbits\"\n"
+	"tapc_test_sdt_base: .space 1\n"
 	".popsection\n");
 
 /* A data object an operand names. */
@@ -112,10 +125,17 @@ static void test_object(void)
 	CHECK(two != NULL);
 	if (two) {
 		CHECK(two->pc == 0x401234);
-		CHECK(two->base == 0x402000);
+		CHECK(two->base == 0);
 		CHECK(two->semaphore == 0x404010);
 		CHECK(!strcmp(two->args, "8@%rdi -4@%esi"));
 		CHECK(two->nargs == 2);
+	}
+	const SdtNote *moved = find_note(f, "moved");
+	CHECK(moved != NULL);
+	if (moved) {
+		CHECK(moved->base > 0x1000);
+		CHECK(moved->pc == 0x402600);
+		CHECK(moved->semaphore == 0x405000);
 	}
 	const SdtNote *none = find_note(f, "no_args");
 	CHECK(none != NULL);

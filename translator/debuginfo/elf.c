@@ -400,6 +400,22 @@ static const char *sdt_place(const ObjectFacts *f, const SdtNote *s, SdtArg *a)
 	return NULL;
 }
 
+/* A file moved after linking (prelink) has its .stapsdt.base elsewhere
+ * than its notes say: their pc and semaphore moved as far. */
+static void move_sdt(ObjectFacts *f, uint64_t base)
+{
+	for (int i = 0; i < f->sdt.len; i++) {
+		SdtNote *s = f->sdt.data[i];
+		if (!s->base || s->base == base)
+			continue;
+		uint64_t by = base - s->base;
+		s->pc += by;
+		if (s->semaphore)
+			s->semaphore += by;
+		s->base = base;
+	}
+}
+
 /* Every operand of every marker of f, once the symbols are known. */
 static void parse_sdt_args(ObjectFacts *f, bool x86_64)
 {
@@ -551,6 +567,8 @@ const ObjectFacts *object_facts(const char *path)
 		GElf_Shdr plt_sh = { 0 }, plt_sec_sh = { 0 };
 		GElf_Ehdr eh = { 0 };
 		int machine = EM_NONE;
+		uint64_t sdt_base = 0;
+		bool have_sdt_base = false;
 		if (gelf_getehdr(elf, &eh)) {
 			f->pie = eh.e_type == ET_DYN;
 			machine = eh.e_machine;
@@ -595,6 +613,9 @@ const ObjectFacts *object_facts(const char *path)
 				f->debug_info = true;
 			} else if (sh.sh_type == SHT_NOTE && !strcmp(sname, ".note.stapsdt")) {
 				read_sdt(elf, scn, &f->sdt);
+			} else if (!strcmp(sname, ".stapsdt.base")) {
+				sdt_base = sh.sh_addr;
+				have_sdt_base = true;
 			} else if (sh.sh_type == SHT_NOTE && !strcmp(sname, ".note.gnu.build-id")) {
 				f->build_id = read_build_id(scn);
 			} else if (!strcmp(sname, ".gnu_debuglink")) {
@@ -622,6 +643,8 @@ const ObjectFacts *object_facts(const char *path)
 		for (int i = 0; from && i < from->len; i++)
 			vec_push(&f->syms, from->data[i]);
 		finish_syms(&f->syms);
+		if (have_sdt_base)
+			move_sdt(f, sdt_base);
 		parse_sdt_args(f, machine == EM_X86_64 && gelf_getclass(elf) == ELFCLASS64);
 		namelist_finish(&f->funcs, &funcs);
 		namelist_finish(&f->plt, &plt);
