@@ -871,6 +871,9 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/before_start.stp \
 	testsuite/vm/uprobes/build-modules \
 	testsuite/vm/uprobes/caselib \
+	testsuite/vm/uprobes/entry.out \
+	testsuite/vm/uprobes/entry.sh \
+	testsuite/vm/uprobes/entry.stp \
 	testsuite/vm/uprobes/fn_sym.out \
 	testsuite/vm/uprobes/fn_sym.sh \
 	testsuite/vm/uprobes/fn_sym.stp \

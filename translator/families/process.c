@@ -518,7 +518,7 @@ static bool emit_process_decls(Emitter *e, EmitProbe **probes, int n)
 		if (!why)
 			continue;
 		ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
-		error_at(up->loc, _("probe point '%s' cannot be translated: %s"),
+		error_at(up->loc, _("probe point '%s' cannot be translated yet: %s"),
 			 pp_text(rp->point), why);
 		ok = false;
 	}
@@ -545,14 +545,37 @@ static void emit_callback(Emitter *e, const EmitProbe *ep)
 {
 	const ResolvedPoint *rp = ep->rp;
 
+	if (ep->entry_fn) {
+		/* the entry of a return probe using @entry: the values go
+		 * into the call's slot (runtime/families/uprobe.c) */
+		emit(e, "static bool tapue_%d(const struct _tap_uprobe *u, struct pt_regs *regs,",
+		     ep->index);
+		emit(e, "\t\t\t void *data)");
+		emit(e, "{");
+		emit(e, "\tstruct tap_context *c;");
+		emit(e, "\tbool ok;");
+		emit_blank(e);
+		emit(e, "\t(void)u;");
+		emit(e, "\tc = tap_context_enter(%s, TAP_STATE_RUNNING);", ep->pp);
+		emit(e, "\tif (!c)");
+		emit(e, "\t\treturn false;");
+		emit_context_fill(e, "regs", "uretprobe", false);
+		emit(e, "\t%s(c, data);", ep->entry_fn);
+		emit(e, "\tok = c->last_error == NULL;");
+		emit(e, "\ttap_context_exit(c);");
+		emit(e, "\treturn ok;");
+		emit(e, "}");
+		emit_blank(e);
+	}
 	emit(e, "static void tapu_%d(const struct _tap_uprobe *u, struct pt_regs *regs,",
 	     ep->index);
-	emit(e, "\t\t\tunsigned long func)");
+	emit(e, "\t\t\tunsigned long func, void *pdata)");
 	emit(e, "{");
 	emit(e, "\tstruct tap_context *c;");
 	emit_blank(e);
 	emit(e, "\t(void)u;");
 	emit(e, "\t(void)func;");
+	emit(e, "\t(void)pdata;");
 	emit(e, "\tc = tap_context_enter(%s, TAP_STATE_RUNNING);", ep->pp);
 	emit(e, "\tif (!c)");
 	emit(e, "\t\treturn;");
@@ -561,14 +584,16 @@ static void emit_callback(Emitter *e, const EmitProbe *ep)
 	/* a marker's operands are read where the body reads them (a fault
 	 * in one it does not use must not stop it): pdata is the table
 	 * entry, which says which site this is */
-	emit(e, "\t%s(c, %s);", ep->body_fn, is_mark(rp) ? "(void *)u" : "NULL");
+	emit(e, "\t%s(c, %s);", ep->body_fn,
+	     is_mark(rp) ? "(void *)u" : ep->entry_fn ? "pdata" : "NULL");
 	emit(e, "\ttap_context_exit(c);");
 	emit(e, "}");
 	emit_blank(e);
 }
 
-/* One table entry per site of probe ep (one for all but marks). */
-static void emit_entries(Emitter *e, const EmitProbe *ep)
+/* One table entry per site of probe ep (one for all but marks); false
+ * after an error (a pc pass 2 left outside the file's bytes). */
+static bool emit_entries(Emitter *e, const EmitProbe *ep)
 {
 	const ResolvedPoint *rp = ep->rp;
 	const ProcessData *d = rp->data;
@@ -582,22 +607,30 @@ static void emit_entries(Emitter *e, const EmitProbe *ep)
 			pc = n->pc;
 			sem = n->semaphore;
 		}
-		if (!object_file_offset(ef, pc, &off))
-			BUG("process probe pc 0x%llx outside %s's segments",
-			    (unsigned long long)pc, d->object);
-		if (sem && !object_file_offset(ef, sem, &sem_off))
-			BUG("SDT semaphore 0x%llx outside %s's segments",
-			    (unsigned long long)sem, d->object);
+		if (!object_file_offset(ef, pc, &off) ||
+		    (sem && !object_file_offset(ef, sem, &sem_off))) {
+			ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
+			error_at(up->loc, _("probe point '%s': address 0x%llx is not in "
+					    "the file's bytes of %s"), pp_text(rp->point),
+				 (unsigned long long)(sem && object_file_offset(ef, pc, &off)
+						      ? sem : pc), d->object);
+			return false;
+		}
 		emit(e, "\t{ .pp = %s, .path = %s,", ep->pp, c_string(d->object));
 		if (d->library && d->path)
 			emit(e, "\t  .exe = %s,", c_string(d->path));
 		emit(e, "\t  .offset = 0x%llx, .ref_ctr = 0x%llx, .pid = %lld,",
 		     (unsigned long long)off, (unsigned long long)sem_off,
 		     (long long)d->pid);
-		emit(e, "\t  .is_return = %s, .site = %d, .flags = %s, .fn = tapu_%d },",
+		emit(e, "\t  .is_return = %s, .site = %d, .flags = %s, .fn = tapu_%d,",
 		     rp->is_return ? "true" : "false", s, emit_point_flags(rp),
 		     ep->index);
+		if (ep->entry_fn)
+			emit(e, "\t  .entry_fn = tapue_%d, .entry_size = sizeof(%s),",
+			     ep->index, ep->entry_type);
+		emit(e, "\t},");
 	}
+	return true;
 }
 
 static bool emit_process_code(Emitter *e, EmitProbe **probes, int n,
@@ -607,7 +640,8 @@ static bool emit_process_code(Emitter *e, EmitProbe **probes, int n,
 		emit_callback(e, probes[i]);
 	emit(e, "static struct _tap_uprobe _tap_uprobes[] = {");
 	for (int i = 0; i < n; i++)
-		emit_entries(e, probes[i]);
+		if (!emit_entries(e, probes[i]))
+			return false;
 	emit(e, "};");
 	emit_blank(e);
 	emit(e, "static int _tap_uprobes_start(void)");
@@ -643,6 +677,13 @@ static const char *mark_arg_expr(const ProcessData *d, int a)
 	}
 	sb_puts(&b, "} __tap_arg; })");
 	return sb_cstr(&b);
+}
+
+/* A .return probe's @entry values are saved by the same uprobe at the
+ * function's entry, per call (runtime/families/uprobe.c). */
+static bool process_supports_entry(const ResolvedPoint *rp)
+{
+	return rp->is_return && !is_event(rp);
 }
 
 /* The argument registers of the x86-64 calling convention. */
@@ -699,4 +740,5 @@ const ProbeFamily family_process = {
 	.resolve = resolve_process,
 	.emit_decls = emit_process_decls, .emit_code = emit_process_code,
 	.ctx_expr = process_ctx_expr,
+	.supports_entry = process_supports_entry,
 };
