@@ -903,6 +903,9 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/unload.sh \
 	testsuite/vm/uprobes/unload.stp \
 	testsuite/vm/usdt/build-modules \
+	testsuite/vm/usdt/cxx_throw.out \
+	testsuite/vm/usdt/cxx_throw.sh \
+	testsuite/vm/usdt/cxx_throw.stp \
 	testsuite/vm/usdt/hostfs \
 	testsuite/vm/usdt/kit_marks.out \
 	testsuite/vm/usdt/kit_marks.sh \
@@ -913,6 +916,7 @@ tapc_dist_files = \
 	testsuite/vm/usdt/src/kitprog.c \
 	testsuite/vm/usdt/src/kitprog.d \
 	testsuite/vm/usdt/src/pyfuncs.py \
+	testsuite/vm/usdt/src/throws.cc \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
