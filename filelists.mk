@@ -103,8 +103,11 @@ tapc_dist_files = \
 	bench/di_query.c \
 	bench/front-end \
 	bench/runtime \
+	bench/sdt \
 	bench/uprobes \
 	bench/workloads/getppid_bench.c \
+	bench/workloads/sdt_bench.c \
+	bench/workloads/sdt_bench.d \
 	bench/workloads/upcall_bench.c \
 	configure.ac \
 	m4/.keep \
@@ -925,6 +928,9 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/unload_busy.sh \
 	testsuite/vm/uprobes/unload_busy.stp \
 	testsuite/vm/usdt/build-modules \
+	testsuite/vm/usdt/cxx_throw.out \
+	testsuite/vm/usdt/cxx_throw.sh \
+	testsuite/vm/usdt/cxx_throw.stp \
 	testsuite/vm/usdt/hostfs \
 	testsuite/vm/usdt/kit_marks.out \
 	testsuite/vm/usdt/kit_marks.sh \
@@ -935,6 +941,7 @@ tapc_dist_files = \
 	testsuite/vm/usdt/src/kitprog.c \
 	testsuite/vm/usdt/src/kitprog.d \
 	testsuite/vm/usdt/src/pyfuncs.py \
+	testsuite/vm/usdt/src/throws.cc \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \

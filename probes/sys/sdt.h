@@ -80,11 +80,15 @@ template <> struct __tapsdt_signed<signed char> { static const bool value = true
 template <> struct __tapsdt_signed<short> { static const bool value = true; };
 template <> struct __tapsdt_signed<int> { static const bool value = true; };
 template <> struct __tapsdt_signed<long> { static const bool value = true; };
+#pragma GCC diagnostic push     /* C++98 has no long long: no warning */
+#pragma GCC diagnostic ignored "-Wlong-long"
 template <> struct __tapsdt_signed<long long> { static const bool value = true; };
+#pragma GCC diagnostic pop
 #define _TAPSDT_SIGNED(x) (__tapsdt_signed<__typeof__(x)>::value)
 #else
 #define _TAPSDT_IS(x, T) __builtin_types_compatible_p(__typeof__(x), T)
-#define _TAPSDT_SIGNED(x) \
+/* (__extension__: long long is C99's, and pedantic C90 says so) */
+#define _TAPSDT_SIGNED(x) __extension__ \
 	(_TAPSDT_IS(x, signed char) || _TAPSDT_IS(x, short) || _TAPSDT_IS(x, int) || \
 	 _TAPSDT_IS(x, long) || _TAPSDT_IS(x, long long) || \
 	 (_TAPSDT_IS(x, char) && (char)-1 < 0))
@@ -147,61 +151,61 @@ template <> struct __tapsdt_signed<long long> { static const bool value = true; 
 	".popsection\n" \
 	".endif\n"
 
-#define _TAPSDT_PROBE(provider, name, args, ...) \
-	__asm__ __volatile__ (_TAPSDT_ASM(provider, name, args) :: __VA_ARGS__)
-
 /* ---- the markers ---- */
 
 #define STAP_PROBE(provider, name) \
 	__asm__ __volatile__ (_TAPSDT_ASM(provider, name, ""))
 #define STAP_PROBE1(p, n, a1) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F1, _TAPSDT_OP(1, a1))
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F1) :: _TAPSDT_OP(1, a1))
 #define STAP_PROBE2(p, n, a1, a2) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F2, _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2))
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F2) :: _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2))
 #define STAP_PROBE3(p, n, a1, a2, a3) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F3, _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F3) :: _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
 		      _TAPSDT_OP(3, a3))
 #define STAP_PROBE4(p, n, a1, a2, a3, a4) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F4, _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F4) :: _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
 		      _TAPSDT_OP(3, a3), _TAPSDT_OP(4, a4))
 #define STAP_PROBE5(p, n, a1, a2, a3, a4, a5) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F5, _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F5) :: _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
 		      _TAPSDT_OP(3, a3), _TAPSDT_OP(4, a4), _TAPSDT_OP(5, a5))
 #define STAP_PROBE6(p, n, a1, a2, a3, a4, a5, a6) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F6, _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F6) :: _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
 		      _TAPSDT_OP(3, a3), _TAPSDT_OP(4, a4), _TAPSDT_OP(5, a5), \
 		      _TAPSDT_OP(6, a6))
 #define STAP_PROBE7(p, n, a1, a2, a3, a4, a5, a6, a7) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F7, _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F7) :: _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
 		      _TAPSDT_OP(3, a3), _TAPSDT_OP(4, a4), _TAPSDT_OP(5, a5), \
 		      _TAPSDT_OP(6, a6), _TAPSDT_OP(7, a7))
 #define STAP_PROBE8(p, n, a1, a2, a3, a4, a5, a6, a7, a8) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F8, _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F8) :: _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
 		      _TAPSDT_OP(3, a3), _TAPSDT_OP(4, a4), _TAPSDT_OP(5, a5), \
 		      _TAPSDT_OP(6, a6), _TAPSDT_OP(7, a7), _TAPSDT_OP(8, a8))
 #define STAP_PROBE9(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F9, _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F9) :: _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
 		      _TAPSDT_OP(3, a3), _TAPSDT_OP(4, a4), _TAPSDT_OP(5, a5), \
 		      _TAPSDT_OP(6, a6), _TAPSDT_OP(7, a7), _TAPSDT_OP(8, a8), \
 		      _TAPSDT_OP(9, a9))
 #define STAP_PROBE10(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F10, _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F10) :: _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
 		      _TAPSDT_OP(3, a3), _TAPSDT_OP(4, a4), _TAPSDT_OP(5, a5), \
 		      _TAPSDT_OP(6, a6), _TAPSDT_OP(7, a7), _TAPSDT_OP(8, a8), \
 		      _TAPSDT_OP(9, a9), _TAPSDT_OP(10, a10))
 #define STAP_PROBE11(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F11, _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F11) :: _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
 		      _TAPSDT_OP(3, a3), _TAPSDT_OP(4, a4), _TAPSDT_OP(5, a5), \
 		      _TAPSDT_OP(6, a6), _TAPSDT_OP(7, a7), _TAPSDT_OP(8, a8), \
 		      _TAPSDT_OP(9, a9), _TAPSDT_OP(10, a10), _TAPSDT_OP(11, a11))
 #define STAP_PROBE12(p, n, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12) \
-	_TAPSDT_PROBE(p, n, _TAPSDT_F12, _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
+	__asm__ __volatile__ (_TAPSDT_ASM(p, n, _TAPSDT_F12) :: _TAPSDT_OP(1, a1), _TAPSDT_OP(2, a2), \
 		      _TAPSDT_OP(3, a3), _TAPSDT_OP(4, a4), _TAPSDT_OP(5, a5), \
 		      _TAPSDT_OP(6, a6), _TAPSDT_OP(7, a7), _TAPSDT_OP(8, a8), \
 		      _TAPSDT_OP(9, a9), _TAPSDT_OP(10, a10), _TAPSDT_OP(11, a11), \
 		      _TAPSDT_OP(12, a12))
 
-/* STAP_PROBEV(provider, name, args...): the count picks the macro. */
+/* STAP_PROBEV(provider, name, args...): the count picks the macro (where
+ * the language has variadic macros: C99, C++11). */
+#if (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L) || \
+    (defined(__cplusplus) && __cplusplus >= 201103L) || defined(SDT_USE_VARIADIC)
 /* The count of __VA_ARGS__ less two (provider and name). */
 #define _TAPSDT_NTH(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, N, ...) N
 #define _TAPSDT_COUNT(...) \
@@ -223,6 +227,7 @@ template <> struct __tapsdt_signed<long long> { static const bool value = true; 
 #define _TAPSDT_PICK12 STAP_PROBE12
 #define STAP_PROBEV(...) \
 	_TAPSDT_XCAT(_TAPSDT_PICK, _TAPSDT_COUNT(__VA_ARGS__))(__VA_ARGS__)
+#endif
 
 #define DTRACE_PROBE(p, n) STAP_PROBE(p, n)
 #define DTRACE_PROBE1(p, n, a1) STAP_PROBE1(p, n, a1)

@@ -23,7 +23,7 @@ Session sess;  /* options.c is not linked here */
 	".4byte " #L "1f-" #L "0f, " #L "3f-" #L "2f, 3\n" \
 	#L "0: .asciz \"stapsdt\"\n" \
 	#L "1: .balign 4\n" \
-	#L "2: .8byte 0x401500, 0x402000, 0\n" \
+	#L "2: .8byte 0x401500, 0, 0\n" \
 	".asciz \"tapctest\"\n" \
 	".asciz \"" NAME "\"\n" \
 	".asciz \"" ARGS "\"\n" \
@@ -37,7 +37,7 @@ __asm__(".pushsection .note.stapsdt,\"\",\"note\"\n"
 	".4byte 2f-1f, 4f-3f, 3\n"
 	"1: .asciz \"stapsdt\"\n"
 	"2: .balign 4\n"
-	"3: .8byte 0x401234, 0x402000, 0x404010\n"
+	"3: .8byte 0x401234, 0, 0x404010\n"
 	".asciz \"tapctest\"\n"
 	".asciz \"two_args\"\n"
 	".asciz \"8@%rdi -4@%esi\"\n"
@@ -45,7 +45,7 @@ __asm__(".pushsection .note.stapsdt,\"\",\"note\"\n"
 	".4byte 6f-5f, 8f-7f, 3\n"
 	"5: .asciz \"stapsdt\"\n"
 	"6: .balign 4\n"
-	"7: .8byte 0x401300, 0x402000, 0\n"
+	"7: .8byte 0x401300, 0, 0\n"
 	".asciz \"tapctest\"\n"
 	".asciz \"no_args\"\n"
 	".asciz \"\"\n"
@@ -54,12 +54,13 @@ __asm__(".pushsection .note.stapsdt,\"\",\"note\"\n"
 	".4byte 10f-9f, 12f-11f, 3\n"
 	"9: .asciz \"stapsdt\"\n"
 	"10: .balign 4\n"
-	"11: .8byte 0x401400, 0x402000, 0\n"
+	"11: .8byte 0x401400, 0, 0\n"
 	".asciz \"tapctest\"\n"
 	".asciz \"operands\"\n"
 	".asciz \"-4@%esi 8@%rax 1@%ah -2@%r9w 1@%r15b 4@%r10d 8@-16(%rbp) "
 	"8@8(%rax,%rbx,8) 4@(%rdx) -8@$-42 8@$0x10 -4@tapc_sdt_counter+4(%rip) "
-	"2@(,%rcx,2) %rsp 8@tapc_sdt_counter(%rip) -1@%dil 8@$tapc_sdt_counter 8@-0x20(%r12,%r13)\"\n"
+	"2@(,%rcx,2) %rsp 8@tapc_sdt_counter(%rip) -1@%dil 8@$tapc_sdt_counter 8@-0x20(%r12,%r13) "
+	"8f@%rax\"\n"
 	"12: .balign 4\n"
 	/* operands that do not parse, one note each */
 	BAD_NOTE(20, "bad1", "8@%rax 4@nosuchsym(%rip)")
@@ -70,6 +71,21 @@ __asm__(".pushsection .note.stapsdt,\"\",\"note\"\n"
 	BAD_NOTE(70, "bad6", "8@-8(%rbp,%rax,3)")
 	BAD_NOTE(80, "bad7", "8@%rax) 4@%ebx")
 	BAD_NOTE(90, "bad8", "8@%fs:8")
+	BAD_NOTE(91, "bad9", "4f@%xmm0")
+	BAD_NOTE(92, "bad10", "-8f@%rax")
+	/* a note of a file moved after linking (prelink): its base is
+	 * 0x1000 below where .stapsdt.base is, so are its pc and semaphore */
+	".4byte 14f-13f, 16f-15f, 3\n"
+	"13: .asciz \"stapsdt\"\n"
+	"14: .balign 4\n"
+	"15: .8byte 0x401600, tapc_test_sdt_base - 0x1000, 0x404000\n"
+	".asciz \"tapctest\"\n"
+	".asciz \"moved\"\n"
+	".asciz \"\"\n"
+	"16: .balign 4\n"
+	".popsection\n"
+	".pushsection .stapsdt.base,\"a\",\"progbits\"\n"
+	"tapc_test_sdt_base: .space 1\n"
 	".popsection\n");
 
 /* A data object an operand names. */
@@ -109,10 +125,17 @@ static void test_object(void)
 	CHECK(two != NULL);
 	if (two) {
 		CHECK(two->pc == 0x401234);
-		CHECK(two->base == 0x402000);
+		CHECK(two->base == 0);
 		CHECK(two->semaphore == 0x404010);
 		CHECK(!strcmp(two->args, "8@%rdi -4@%esi"));
 		CHECK(two->nargs == 2);
+	}
+	const SdtNote *moved = find_note(f, "moved");
+	CHECK(moved != NULL);
+	if (moved) {
+		CHECK(moved->base > 0x1000);
+		CHECK(moved->pc == 0x402600);
+		CHECK(moved->semaphore == 0x405000);
 	}
 	const SdtNote *none = find_note(f, "no_args");
 	CHECK(none != NULL);
@@ -220,7 +243,7 @@ static void test_sdt_args(void)
 		return;
 	if (s->args_error)
 		fprintf(stderr, "operands: %s\n", s->args_error);
-	CHECK(!s->args_error && s->nargs == 18 && s->argv.len == 18);
+	CHECK(!s->args_error && s->nargs == 19 && s->argv.len == 19);
 	uint64_t counter = 0;
 	for (int i = 0; i < f->syms.len; i++) {
 		const ObjSym *o = f->syms.data[i];
@@ -250,6 +273,7 @@ static void test_sdt_args(void)
 	CHECK(arg(s, 16) && arg(s, 16)->kind == SDT_ARG_CONST && arg(s, 16)->reg == 16 &&
 	      arg(s, 16)->value == (int64_t)(counter - 0x401400));
 	CHECK_MEM(arg(s, 17), 8, false, 12, 13, 1, -0x20);
+	CHECK_REG(arg(s, 18), 8, false, 0, 0);                  /* 8f@%rax: the bits */
 
 	/* their C */
 	CHECK_EXPR(arg(s, 0), "((int64_t)(int32_t)(regs)->si)");
@@ -314,6 +338,8 @@ static void test_sdt_args(void)
 		{ "bad6", "operand 1 '8@-8(%rbp,%rax,3)': its scale is not 1, 2, 4 or 8" },
 		{ "bad7", "operand 1 '8@%rax)': text follows the register" },
 		{ "bad8", "operand 1 '8@%fs:8': it names no general register" },
+		{ "bad9", "operand 1 '4f@%xmm0': it names no general register" },
+		{ "bad10", "operand 1 '-8f@%rax': a floating-point size cannot be negative" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		const SdtNote *b = find_note(f, bad[i].name);

@@ -156,7 +156,10 @@ typedef struct SdtArg {
 typedef struct SdtNote {
 	const char *provider, *name;
 	uint64_t pc;            /* the marker's address (file address) */
-	uint64_t base;          /* .stapsdt.base as linked, for prelink */
+	uint64_t base;          /* .stapsdt.base: where the file has it (a
+				 * note saying otherwise, of a prelinked
+				 * file, has its pc and semaphore moved as
+				 * far), or 0 as the note has it */
 	uint64_t semaphore;     /* its semaphore's address, or 0 */
 	const char *args;       /* argument descriptions: "8@%rdi -4@%esi" */
 	int nargs;              /* how many ($arg1..$argN) */

@@ -295,8 +295,13 @@ static const char *parse_sdt_arg(const char *text, SdtArg *a)
 	if (at) {
 		int64_t n;
 		const char *q = s;
-		if (!sdt_number_at(&q, &n) || q != at)
+		/* "8f@": a floating-point value, whose bits are read as an
+		 * unsigned number of that size */
+		bool fp = at > s && at[-1] == 'f';
+		if (!sdt_number_at(&q, &n) || q != at - fp)
 			return _("its size is not a number");
+		if (fp && n < 0)
+			return _("a floating-point size cannot be negative");
 		if (n != 1 && n != 2 && n != 4 && n != 8 && n != -1 && n != -2 &&
 		    n != -4 && n != -8)
 			return _("its size is not 1, 2, 4 or 8 (negative: signed)");
@@ -393,6 +398,22 @@ static const char *sdt_place(const ObjectFacts *f, const SdtNote *s, SdtArg *a)
 	a->value = (int64_t)(sym->addr + (uint64_t)a->value - s->pc);
 	a->reg = 16;
 	return NULL;
+}
+
+/* A file moved after linking (prelink) has its .stapsdt.base elsewhere
+ * than its notes say: their pc and semaphore moved as far. */
+static void move_sdt(ObjectFacts *f, uint64_t base)
+{
+	for (int i = 0; i < f->sdt.len; i++) {
+		SdtNote *s = f->sdt.data[i];
+		if (!s->base || s->base == base)
+			continue;
+		uint64_t by = base - s->base;
+		s->pc += by;
+		if (s->semaphore)
+			s->semaphore += by;
+		s->base = base;
+	}
 }
 
 /* Every operand of every marker of f, once the symbols are known. */
@@ -546,6 +567,8 @@ const ObjectFacts *object_facts(const char *path)
 		GElf_Shdr plt_sh = { 0 }, plt_sec_sh = { 0 };
 		GElf_Ehdr eh = { 0 };
 		int machine = EM_NONE;
+		uint64_t sdt_base = 0;
+		bool have_sdt_base = false;
 		if (gelf_getehdr(elf, &eh)) {
 			f->pie = eh.e_type == ET_DYN;
 			machine = eh.e_machine;
@@ -590,6 +613,9 @@ const ObjectFacts *object_facts(const char *path)
 				f->debug_info = true;
 			} else if (sh.sh_type == SHT_NOTE && !strcmp(sname, ".note.stapsdt")) {
 				read_sdt(elf, scn, &f->sdt);
+			} else if (!strcmp(sname, ".stapsdt.base")) {
+				sdt_base = sh.sh_addr;
+				have_sdt_base = true;
 			} else if (sh.sh_type == SHT_NOTE && !strcmp(sname, ".note.gnu.build-id")) {
 				f->build_id = read_build_id(scn);
 			} else if (!strcmp(sname, ".gnu_debuglink")) {
@@ -617,6 +643,8 @@ const ObjectFacts *object_facts(const char *path)
 		for (int i = 0; from && i < from->len; i++)
 			vec_push(&f->syms, from->data[i]);
 		finish_syms(&f->syms);
+		if (have_sdt_base)
+			move_sdt(f, sdt_base);
 		parse_sdt_args(f, machine == EM_X86_64 && gelf_getclass(elf) == ELFCLASS64);
 		namelist_finish(&f->funcs, &funcs);
 		namelist_finish(&f->plt, &plt);
