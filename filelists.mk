@@ -12,6 +12,7 @@ tapc_data_files = \
 	runtime/context.h \
 	runtime/families/kprobe.c \
 	runtime/families/probe_common.h \
+	runtime/families/process_events.c \
 	runtime/families/timer.c \
 	runtime/families/tracepoint.c \
 	runtime/features/README.md \
@@ -907,6 +908,7 @@ tapc_dist_files = \
 	translator/families/probes.h \
 	translator/families/process.c \
 	translator/families/process.h \
+	translator/families/process_events.c \
 	translator/families/procfs.c \
 	translator/families/python.c \
 	translator/families/registry.c \
