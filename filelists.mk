@@ -73,6 +73,7 @@ tapc_data_files = \
 	tapsets/socket.stp \
 	tapsets/stopwatch.stp \
 	tapsets/string.stp \
+	tapsets/target_set.stp \
 	tapsets/task.stp \
 	tapsets/task_time.stp \
 	tapsets/tcp.stp \
@@ -340,9 +341,11 @@ tapc_dist_files = \
 	testsuite/golden/probes/plt_name_scalar.stp \
 	testsuite/golden/probes/process_end_return.err \
 	testsuite/golden/probes/process_end_return.stp \
+	testsuite/golden/probes/process_insn.err \
+	testsuite/golden/probes/process_insn.stp \
 	testsuite/golden/probes/process_missing.err \
 	testsuite/golden/probes/process_missing.stp \
-	testsuite/golden/probes/process_noarg.err \
+	testsuite/golden/probes/process_noarg.p2 \
 	testsuite/golden/probes/process_noarg.stp \
 	testsuite/golden/probes/process_optional.p2 \
 	testsuite/golden/probes/process_optional.stp \
@@ -687,6 +690,14 @@ tapc_dist_files = \
 	testsuite/run/probes_trace.args \
 	testsuite/run/probes_trace.out \
 	testsuite/run/probes_trace.stp \
+	testsuite/run/proc_syswide.out \
+	testsuite/run/proc_syswide.stp \
+	testsuite/run/proc_target.args \
+	testsuite/run/proc_target.out \
+	testsuite/run/proc_target.stp \
+	testsuite/run/proc_threads.args \
+	testsuite/run/proc_threads.out \
+	testsuite/run/proc_threads.stp \
 	testsuite/run/stress.args \
 	testsuite/run/stress.out \
 	testsuite/run/stress.status \
@@ -854,6 +865,16 @@ tapc_dist_files = \
 	testsuite/vm/transport/target.sh \
 	testsuite/vm/transport/warn.out \
 	testsuite/vm/transport/warn.sh \
+	testsuite/vm/uproc/build-modules \
+	testsuite/vm/uproc/existing.out \
+	testsuite/vm/uproc/existing.sh \
+	testsuite/vm/uproc/existing.stp \
+	testsuite/vm/uproc/path.out \
+	testsuite/vm/uproc/path.sh \
+	testsuite/vm/uproc/path.stp \
+	testsuite/vm/uproc/target_set.out \
+	testsuite/vm/uproc/target_set.sh \
+	testsuite/vm/uproc/target_set.stp \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
@@ -861,6 +882,7 @@ tapc_dist_files = \
 	testsuite/vm/workloads/open_close.c \
 	testsuite/vm/workloads/read_zero.c \
 	testsuite/vm/workloads/sleeper.c \
+	testsuite/vm/workloads/threads.c \
 	translator/ast.c \
 	translator/ast.h \
 	translator/build.c \

@@ -129,6 +129,9 @@ static struct {
 	bool any[TAP_PE_NKINDS];	/* some probe of that kind */
 	bool all;			/* some probe names no process */
 	unsigned long *attached;	/* bitmap by tgid */
+	unsigned long *leader_gone;	/* by tgid: its main thread exited */
+	unsigned long *ended;		/* by tgid: its end ran (the bits
+					 * of a tgid are set again at fork) */
 	unsigned long **image;		/* per path: bitmap by tgid */
 	pid_t held;			/* the -c child before its exec */
 	spinlock_t lock;		/* works, stopping */
@@ -335,6 +338,8 @@ static void _tap_pe_on_fork(void *data, struct task_struct *parent,
 	}
 	/* A process without memory (a user-mode helper) begins at its
 	 * exec. */
+	_tap_pe_assign(_tap_pe.leader_gone, tgid, false);
+	_tap_pe_assign(_tap_pe.ended, tgid, false);
 	if (!child->mm) {
 		_tap_pe_assign(_tap_pe.attached, tgid, false);
 		return;
@@ -369,6 +374,9 @@ static void _tap_pe_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 	if (READ_ONCE(_tap_pe.held) == tgid)
 		WRITE_ONCE(_tap_pe.held, 0);
 	_tap_pe_set_image(tgid, bprm->file);
+	/* the exec's thread is the main one now, the others are gone */
+	_tap_pe_assign(_tap_pe.leader_gone, tgid, false);
+	_tap_pe_assign(_tap_pe.ended, tgid, false);
 	if (target > 0)
 		now = was || tgid == target;
 	else
@@ -378,25 +386,38 @@ static void _tap_pe_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 		_tap_pe_fire(TAP_PE_BEGIN, NULL);
 }
 
+/*
+ * Which exit is the process's end: the kernel counts the threads out
+ * (signal->live) before this tracepoint, so several exiting threads may
+ * all see 0.  The main thread ends the process when it is among them;
+ * when it went first (its thread.end), a later thread that sees 0 does.
+ * Only one of them sets the ended bit: every other exit of an attached
+ * process is a thread.end, so each exit is exactly one event.
+ */
 static void _tap_pe_on_exit(void *data, struct task_struct *p)
 {
 	pid_t tgid = task_tgid_nr(p);
+	bool leader = task_pid_nr(p) == tgid;
 
 	if (p->flags & PF_KTHREAD)
 		return;
 	_tap_pe_run_pending();
-	/* the last thread of the process (signal->live counted it out) */
-	if (atomic_read(&p->signal->live) == 0) {
-		if (tgid > 0 && tgid < TAP_PE_NPIDS &&
-		    test_and_clear_bit(tgid, _tap_pe.attached) &&
-		    _tap_pe.any[TAP_PE_END])
-			_tap_pe_fire(TAP_PE_END, NULL);
+	if (tgid <= 0 || tgid >= TAP_PE_NPIDS || !test_bit(tgid, _tap_pe.attached))
+		return;
+	if (leader)
+		set_bit(tgid, _tap_pe.leader_gone);
+	smp_mb__after_atomic();
+	if (atomic_read(&p->signal->live) == 0 &&
+	    (leader || test_bit(tgid, _tap_pe.leader_gone)) &&
+	    !test_and_set_bit(tgid, _tap_pe.ended)) {
 		if (READ_ONCE(_tap_pe.held) == tgid)
 			WRITE_ONCE(_tap_pe.held, 0);
-	} else if (_tap_pe.any[TAP_PE_THREAD_END] &&
-		   _tap_pe_has(_tap_pe.attached, tgid)) {
-		_tap_pe_fire(TAP_PE_THREAD_END, NULL);
+		if (_tap_pe.any[TAP_PE_END])
+			_tap_pe_fire(TAP_PE_END, NULL);
+		return;
 	}
+	if (_tap_pe.any[TAP_PE_THREAD_END])
+		_tap_pe_fire(TAP_PE_THREAD_END, NULL);
 }
 
 static bool _tap_pe_syscall_wanted(void)
@@ -597,6 +618,10 @@ static void _tap_pe_free(void)
 	_tap_pe.image = NULL;
 	tap_free(_tap_pe.attached);
 	_tap_pe.attached = NULL;
+	tap_free(_tap_pe.leader_gone);
+	_tap_pe.leader_gone = NULL;
+	tap_free(_tap_pe.ended);
+	_tap_pe.ended = NULL;
 }
 
 /* Is t (a process found at the start) the target or below it? */
@@ -697,7 +722,9 @@ static int _tap_pe_start(struct _tap_pe_probe *probes, int n,
 	}
 	ret = -ENOMEM;
 	_tap_pe.attached = tap_alloc(BITS_TO_LONGS(TAP_PE_NPIDS) * sizeof(long));
-	if (!_tap_pe.attached)
+	_tap_pe.leader_gone = tap_alloc(BITS_TO_LONGS(TAP_PE_NPIDS) * sizeof(long));
+	_tap_pe.ended = tap_alloc(BITS_TO_LONGS(TAP_PE_NPIDS) * sizeof(long));
+	if (!_tap_pe.attached || !_tap_pe.leader_gone || !_tap_pe.ended)
 		goto fail;
 	if (npaths) {
 		_tap_pe.image = tap_alloc(npaths * sizeof(*_tap_pe.image));
