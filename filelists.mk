@@ -690,6 +690,9 @@ tapc_dist_files = \
 	testsuite/run/probes_trace.args \
 	testsuite/run/probes_trace.out \
 	testsuite/run/probes_trace.stp \
+	testsuite/run/proc_syscall.args \
+	testsuite/run/proc_syscall.out \
+	testsuite/run/proc_syscall.stp \
 	testsuite/run/proc_syswide.out \
 	testsuite/run/proc_syswide.stp \
 	testsuite/run/proc_target.args \
@@ -872,6 +875,9 @@ tapc_dist_files = \
 	testsuite/vm/uproc/path.out \
 	testsuite/vm/uproc/path.sh \
 	testsuite/vm/uproc/path.stp \
+	testsuite/vm/uproc/stopped.out \
+	testsuite/vm/uproc/stopped.sh \
+	testsuite/vm/uproc/stopped.stp \
 	testsuite/vm/uproc/target_set.out \
 	testsuite/vm/uproc/target_set.sh \
 	testsuite/vm/uproc/target_set.stp \
