@@ -10,9 +10,10 @@
  * Which processes are "attached" (their events fire probes) is kept in a
  * bitmap indexed by process ID (the tgid, in the initial namespace):
  *
- *   - with a target (-c CMD, -x PID): the target and every process forked
- *     by an attached one, and nothing else (the held -c child is attached
- *     when it executes the command, not before);
+ *   - with a target (-c CMD, -x PID): the target and its descendants
+ *     found at the start, every process forked by an attached one, and
+ *     nothing else (the -c child, which the loader holds before its exec,
+ *     is attached when it executes the command, not before);
  *   - else: every user process when some probe names no process, plus
  *     the processes process(PID) names, plus those running a program
  *     process("PATH") names.
@@ -33,7 +34,9 @@
  *                 old program's end: an exec is end + begin);
  *   thread.begin  each thread but the main one: present at the start, or
  *                 new (in the new thread);
- *   thread.end    the exit of a thread that is not the last;
+ *   thread.end    the exit of a thread that is not the process's end (the
+ *                 last to exit, or the main thread when it is among the
+ *                 last: see _tap_pe_on_exit);
  *   syscall       entry of a system call of an attached process (not the
  *                 loader's own: their output would feed itself);
  *   syscall.return its exit.
@@ -118,6 +121,16 @@ struct _tap_pe_work {
 
 #define TAP_PE_NPIDS PID_MAX_LIMIT
 
+/* The workers the kernel runs in a process (io_uring, vhost) are made
+ * without the fork tracepoint: they have no thread.begin or .end, but
+ * the last one to exit still ends the process. */
+#ifdef PF_USER_WORKER
+#define TAP_PE_WORKER (PF_IO_WORKER | PF_USER_WORKER)
+#else
+#define TAP_PE_WORKER PF_IO_WORKER
+#endif
+#define TAP_PE_NOT_USER (PF_KTHREAD | TAP_PE_WORKER)
+
 enum { TAP_TP_FORK, TAP_TP_EXEC, TAP_TP_EXIT, TAP_TP_SYS_ENTER,
        TAP_TP_SYS_EXIT, TAP_TP_N };
 
@@ -133,7 +146,6 @@ static struct {
 	unsigned long *ended;		/* by tgid: its end ran (the bits
 					 * of a tgid are set again at fork) */
 	unsigned long **image;		/* per path: bitmap by tgid */
-	pid_t held;			/* the -c child before its exec */
 	spinlock_t lock;		/* works, stopping */
 	struct list_head works;
 	atomic_t nworks;		/* allocated, not yet freed */
@@ -327,7 +339,7 @@ static void _tap_pe_on_fork(void *data, struct task_struct *parent,
 	bool attached;
 	struct file *exe = NULL;
 
-	if (child->flags & PF_KTHREAD)
+	if (child->flags & TAP_PE_NOT_USER)
 		return;
 	if (tgid == task_tgid_nr(parent)) {
 		/* a new thread */
@@ -365,14 +377,12 @@ static void _tap_pe_on_exec(void *data, struct task_struct *p, pid_t old_pid,
 	pid_t target = READ_ONCE(tap_target_pid);
 	bool was, now;
 
-	if (p->flags & PF_KTHREAD)
+	if (p->flags & TAP_PE_NOT_USER)
 		return;
 	_tap_pe_run_pending();
 	was = _tap_pe_has(_tap_pe.attached, tgid);
 	if (was && _tap_pe.any[TAP_PE_END])
 		_tap_pe_fire(TAP_PE_END, NULL);
-	if (READ_ONCE(_tap_pe.held) == tgid)
-		WRITE_ONCE(_tap_pe.held, 0);
 	_tap_pe_set_image(tgid, bprm->file);
 	/* the exec's thread is the main one now, the others are gone */
 	_tap_pe_assign(_tap_pe.leader_gone, tgid, false);
@@ -410,13 +420,11 @@ static void _tap_pe_on_exit(void *data, struct task_struct *p)
 	if (atomic_read(&p->signal->live) == 0 &&
 	    (leader || test_bit(tgid, _tap_pe.leader_gone)) &&
 	    !test_and_set_bit(tgid, _tap_pe.ended)) {
-		if (READ_ONCE(_tap_pe.held) == tgid)
-			WRITE_ONCE(_tap_pe.held, 0);
 		if (_tap_pe.any[TAP_PE_END])
 			_tap_pe_fire(TAP_PE_END, NULL);
 		return;
 	}
-	if (_tap_pe.any[TAP_PE_THREAD_END])
+	if (_tap_pe.any[TAP_PE_THREAD_END] && !(p->flags & TAP_PE_WORKER))
 		_tap_pe_fire(TAP_PE_THREAD_END, NULL);
 }
 
@@ -652,7 +660,7 @@ static void _tap_pe_walk(u64 since)
 		pid_t tgid = task_tgid_nr(g);
 		bool attached;
 
-		if (t->flags & (PF_KTHREAD | PF_EXITING))
+		if (t->flags & (TAP_PE_NOT_USER | PF_EXITING))
 			continue;
 		if (t != g) {
 			if (_tap_pe.any[TAP_PE_THREAD_BEGIN] &&
@@ -672,13 +680,10 @@ static void _tap_pe_walk(u64 since)
 		if (target > 0) {
 			/* the -c child, held before its exec by the loader:
 			 * it begins when it runs the command */
-			if (tgid == target && task_tgid_nr(rcu_dereference(
-				    g->real_parent)) == READ_ONCE(tap_loader_pid)) {
-				WRITE_ONCE(_tap_pe.held, tgid);
-				attached = false;
-			} else {
-				attached = _tap_pe_in_tree(g, target);
-			}
+			attached = !(tgid == target &&
+				     task_tgid_nr(rcu_dereference(g->real_parent)) ==
+				     READ_ONCE(tap_loader_pid)) &&
+				   _tap_pe_in_tree(g, target);
 		} else {
 			attached = _tap_pe_named(tgid);
 		}
