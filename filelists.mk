@@ -341,6 +341,8 @@ tapc_dist_files = \
 	testsuite/golden/probes/plt_name_scalar.stp \
 	testsuite/golden/probes/process_end_return.err \
 	testsuite/golden/probes/process_end_return.stp \
+	testsuite/golden/probes/process_event_args.err \
+	testsuite/golden/probes/process_event_args.stp \
 	testsuite/golden/probes/process_insn.err \
 	testsuite/golden/probes/process_insn.stp \
 	testsuite/golden/probes/process_missing.err \

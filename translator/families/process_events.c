@@ -90,7 +90,7 @@ static int resolve_event(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	if (!comp_is_str(head)) {
 		int64_t pid = comp_num(head);
 		if (pid <= 0) {
-			error_at(head->loc, _("process(%lld): a PID must be positive"),
+			error_at(head->arg->loc, _("process(%lld): a PID must be positive"),
 				 (long long)pid);
 			return -1;
 		}
@@ -99,7 +99,7 @@ static int resolve_event(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	}
 	const char *name = comp_str(head);
 	if (!*name) {
-		error_at(head->loc, _("process needs a program path, not an empty string"));
+		error_at(head->arg->loc, _("process needs a program path, not an empty string"));
 		return -1;
 	}
 	Vec paths = { 0 };
