@@ -883,6 +883,9 @@ tapc_dist_files = \
 	testsuite/vm/uproc/target_set.out \
 	testsuite/vm/uproc/target_set.sh \
 	testsuite/vm/uproc/target_set.stp \
+	testsuite/vm/uproc/target_set_x.out \
+	testsuite/vm/uproc/target_set_x.sh \
+	testsuite/vm/uproc/target_set_x.stp \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
