@@ -15,10 +15,14 @@ tapc_data_files = \
 	runtime/families/process_events.c \
 	runtime/families/timer.c \
 	runtime/families/tracepoint.c \
+	runtime/families/uprobe.c \
 	runtime/features/README.md \
 	runtime/features/baseline.c \
 	runtime/features/have_hrtimer_setup.c \
 	runtime/features/have_module_memory.c \
+	runtime/features/have_uprobe_filter_ctx.c \
+	runtime/features/have_uprobe_register_struct.c \
+	runtime/features/have_vfs_path_lookup_decl.c \
 	runtime/features/have_x86_unwind.c \
 	runtime/map.c \
 	runtime/map.h \
@@ -101,11 +105,16 @@ tapc_dist_files = \
 	bench/di_query.c \
 	bench/front-end \
 	bench/runtime \
+	bench/uprobes \
 	bench/workloads/getppid_bench.c \
+	bench/workloads/upcall_bench.c \
 	configure.ac \
 	m4/.keep \
+	man/dtrace.1 \
 	man/tapc.1 \
 	man/taprun.8 \
+	probes/dtrace.c \
+	probes/sys/sdt.h \
 	scripts/demo.stp \
 	scripts/install-deps.sh \
 	scripts/run-in-vm \
@@ -515,6 +524,7 @@ tapc_dist_files = \
 	testsuite/run-nocrash \
 	testsuite/run-translate \
 	testsuite/run-unit \
+	testsuite/run-usdt \
 	testsuite/run-vm \
 	testsuite/run-vm-6.12 \
 	testsuite/run/abort_warn.err \
@@ -870,6 +880,42 @@ tapc_dist_files = \
 	testsuite/vm/transport/target.sh \
 	testsuite/vm/transport/warn.out \
 	testsuite/vm/transport/warn.sh \
+	testsuite/vm/uprobes/before_start.out \
+	testsuite/vm/uprobes/before_start.sh \
+	testsuite/vm/uprobes/before_start.stp \
+	testsuite/vm/uprobes/build-modules \
+	testsuite/vm/uprobes/caselib \
+	testsuite/vm/uprobes/entry.out \
+	testsuite/vm/uprobes/entry.sh \
+	testsuite/vm/uprobes/entry.stp \
+	testsuite/vm/uprobes/fn_sym.out \
+	testsuite/vm/uprobes/fn_sym.sh \
+	testsuite/vm/uprobes/fn_sym.stp \
+	testsuite/vm/uprobes/hostfs \
+	testsuite/vm/uprobes/lib_two.out \
+	testsuite/vm/uprobes/lib_two.sh \
+	testsuite/vm/uprobes/lib_two.stp \
+	testsuite/vm/uprobes/plt.out \
+	testsuite/vm/uprobes/plt.sh \
+	testsuite/vm/uprobes/plt.stp \
+	testsuite/vm/uprobes/ptrace.out \
+	testsuite/vm/uprobes/ptrace.sh \
+	testsuite/vm/uprobes/ptrace.stp \
+	testsuite/vm/uprobes/src/uplib.c \
+	testsuite/vm/uprobes/src/uplib_main.c \
+	testsuite/vm/uprobes/src/uptest.c \
+	testsuite/vm/uprobes/src/uptrace.c \
+	testsuite/vm/uprobes/statement.out \
+	testsuite/vm/uprobes/statement.sh \
+	testsuite/vm/uprobes/statement.stp \
+	testsuite/vm/uprobes/target.stp \
+	testsuite/vm/uprobes/target_c.out \
+	testsuite/vm/uprobes/target_c.sh \
+	testsuite/vm/uprobes/target_x.out \
+	testsuite/vm/uprobes/target_x.sh \
+	testsuite/vm/uprobes/unload.out \
+	testsuite/vm/uprobes/unload.sh \
+	testsuite/vm/uprobes/unload.stp \
 	testsuite/vm/uproc/build-modules \
 	testsuite/vm/uproc/existing.out \
 	testsuite/vm/uproc/existing.sh \
@@ -886,6 +932,17 @@ tapc_dist_files = \
 	testsuite/vm/uproc/target_set_x.out \
 	testsuite/vm/uproc/target_set_x.sh \
 	testsuite/vm/uproc/target_set_x.stp \
+	testsuite/vm/usdt/build-modules \
+	testsuite/vm/usdt/hostfs \
+	testsuite/vm/usdt/kit_marks.out \
+	testsuite/vm/usdt/kit_marks.sh \
+	testsuite/vm/usdt/kit_marks.stp \
+	testsuite/vm/usdt/python_entry.out \
+	testsuite/vm/usdt/python_entry.sh \
+	testsuite/vm/usdt/python_entry.stp \
+	testsuite/vm/usdt/src/kitprog.c \
+	testsuite/vm/usdt/src/kitprog.d \
+	testsuite/vm/usdt/src/pyfuncs.py \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
@@ -924,6 +981,7 @@ tapc_dist_files = \
 	translator/emit/location.c \
 	translator/emit/module.c \
 	translator/emit/printer.c \
+	translator/emit/sdt.c \
 	translator/emit/stmt.c \
 	translator/emit/target_expr.c \
 	translator/families/begin_end.c \

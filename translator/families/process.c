@@ -11,10 +11,117 @@
  * argument counts ($arg1..$argN).
  */
 #include "process.h"
+#include "emit_glue.h"
 
 #include <string.h>
 
 /* ---- the family ---- */
+
+/* Every site of the marker first (a provider:name may be used at several
+ * places, each with its own pc, semaphore and operands): $arg1..$argN are
+ * those every site has. */
+static void resolve_mark_sites(const ObjectFacts *ef, const SdtNote *first,
+			       ProcessData *d)
+{
+	d->sdt_args = first->nargs;
+	for (int i = 0; i < ef->sdt.len; i++) {
+		SdtNote *o = ef->sdt.data[i];
+		if (o->provider != first->provider || o->name != first->name)
+			continue;
+		vec_push(&d->sites, o);
+		if (o->nargs < d->sdt_args)
+			d->sdt_args = o->nargs;
+	}
+}
+
+/* $arg1..$argN of a marker (as stap, $$parms and $$vars print them as
+ * "$arg1=0x.."; an operand that did not parse makes them an error where
+ * the script reads them), and $$name and $$provider, the parts of its
+ * name.  -L lists the arguments only, as stap does. */
+static void add_mark_vars(ResolvedPoint *rp, const ProcessData *d)
+{
+	const SdtNote *bad = NULL;
+	for (int i = 0; i < d->sites.len && !bad; i++) {
+		const SdtNote *o = d->sites.data[i];
+		if (o->args_error)
+			bad = o;
+	}
+	rp->has_list_vars = true;
+	for (int a = 1; a <= d->sdt_args; a++) {
+		CtxVar *cv = rp_var(rp, xsprintf("arg%d", a), TY_LONG, NULL);
+		cv->scalar = true;
+		cv->parms_name = xsprintf("$arg%d", a);
+		if (bad)
+			cv->unreadable = xsprintf(_("the marker's operands at 0x%llx in %s "
+						    "cannot be read: %s"),
+						  (unsigned long long)bad->pc, d->object,
+						  bad->args_error);
+		vec_push(&rp->list_vars, (void *)xsprintf(" $arg%d:long", a));
+	}
+	rp_var(rp, "$name", TY_STRING, NULL)->scalar = true;
+	rp_var(rp, "$provider", TY_STRING, NULL)->scalar = true;
+}
+
+/* ---- where a probe goes (symbols only) ---- */
+
+/* A probe's file address must be code: in an executable PT_LOAD
+ * segment's file bytes (uprobes are placed by file offset). */
+static int check_code_address(const ObjectFacts *ef, ProbePointComp *at,
+			      uint64_t addr)
+{
+	for (int i = 0; i < ef->segments.len; i++) {
+		const ObjSegment *sg = ef->segments.data[i];
+		if (sg->exec && addr >= sg->vaddr && addr - sg->vaddr < sg->filesz)
+			return 0;
+	}
+	error_at(at->loc, _("address 0x%llx is not in an executable segment of %s"),
+		 (unsigned long long)addr, ef->path);
+	return -1;
+}
+
+static const ObjSym *plt_entry(const ObjectFacts *ef, const char *name)
+{
+	for (int i = 0; i < ef->plt_entries.len; i++) {
+		const ObjSym *o = ef->plt_entries.data[i];
+		if (o->name == name || !strcmp(o->name, name))
+			return o;
+	}
+	return NULL;
+}
+
+/* Each site of a marker must be placeable: its pc code and its
+ * semaphore in the file's bytes (the uprobe reference counter is a file
+ * offset). */
+static int check_sites(const ObjectFacts *ef, ProbePointComp *at,
+		       const ProcessData *d)
+{
+	for (int i = 0; i < d->sites.len; i++) {
+		const SdtNote *o = d->sites.data[i];
+		if (check_code_address(ef, at, o->pc) < 0)
+			return -1;
+		uint64_t off;
+		if (o->semaphore && !object_file_offset(ef, o->semaphore, &off)) {
+			error_at(at->loc, _("the semaphore of marker %s:%s (0x%llx) is "
+					    "not in the file's bytes of %s"),
+				 o->provider, o->name,
+				 (unsigned long long)o->semaphore, ef->path);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A function probe placed by its symbol: its arguments by the calling
+ * convention, and at a .return the return register. */
+static void add_register_vars(ResolvedPoint *rp)
+{
+	if (rp->is_return) {
+		rp_var(rp, "return", TY_LONG, NULL)->scalar = true;
+		return;
+	}
+	for (int i = 1; i <= 6; i++)
+		rp_var(rp, xsprintf("arg%d", i), TY_LONG, NULL)->scalar = true;
+}
 
 /* function("f"), statement("f@file:N"), plt("f"), mark("m") in one
  * object file (the program, or a library of it). */
@@ -22,6 +129,7 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			     const char *object, ProcessData *proto, Vec *out)
 {
 	const ObjectFacts *ef = object_facts(object);
+	proto->object = object;
 	int ci = -1;
 	const char *kind = NULL;
 	for (int i = 1; i < pp->comps.len && !kind; i++) {
@@ -41,9 +149,18 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 		*d = *proto;
 		d->address = comp_is_str(kc) ? 0 : comp_num(kc);
 		d->name = comp_is_str(kc) ? comp_str(kc) : NULL;
+		if (!comp_is_str(kc)) {
+			if (check_code_address(ef, kc, d->address) < 0)
+				return -1;
+			d->pc = d->address;
+			d->sym = object_symbol_at(ef, d->pc);
+			if (d->sym && !d->sym->func)
+				d->sym = NULL;
+		}
 		ResolvedPoint *rp = rp_push(out, fam, pp);
 		rp->data = d;
-		rp->needs_debuginfo = !pp_has(pp, "absolute");
+		rp->needs_debuginfo = comp_is_str(kc) ||
+				      (!pp_has(pp, "absolute") && ef->debug_info);
 		return 1;
 	}
 
@@ -59,6 +176,13 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			ProcessData *d = NEW(ProcessData);
 			*d = *proto;
 			d->name = f;
+			d->sym = plt_entry(ef, f);
+			if (!d->sym) {
+				error_at(kc->loc, _("cannot find where the PLT entry of '%s' "
+						    "is in %s"), f, object);
+				return -1;
+			}
+			d->pc = d->sym->addr;
 			ResolvedPoint *rp = rp_push(out, fam, c);
 			rp->data = d;
 			/* $$name: the function the PLT entry leads to */
@@ -94,14 +218,13 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			*d = *proto;
 			d->name = s->name;
 			d->provider = s->provider;
-			d->sdt_args = s->nargs;
+			d->object = object;
+			resolve_mark_sites(ef, s, d);
+			if (check_sites(ef, kc, d) < 0)
+				return -1;
 			ResolvedPoint *rp = rp_push(out, fam, c);
 			rp->data = d;
-			for (int a = 1; a <= s->nargs; a++)
-				rp_var(rp, xsprintf("arg%d", a), TY_LONG, "long");
-			/* $$name and $$provider: the parts of the marker's name */
-			rp_var(rp, "$name", TY_STRING, NULL)->scalar = true;
-			rp_var(rp, "$provider", TY_STRING, NULL)->scalar = true;
+			add_mark_vars(rp, d);
 			total++;
 		}
 		return total;
@@ -162,9 +285,20 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 		ProcessData *d = NEW(ProcessData);
 		*d = *proto;
 		d->name = f;
+		d->sym = object_symbol(ef, f);
+		if (d->sym) {
+			ProbePointComp *fc = c->comps.data[ci];
+			if (check_code_address(ef, fc, d->sym->addr) < 0)
+				return -1;
+			d->pc = d->sym->addr;
+		}
 		ResolvedPoint *rp = rp_push(out, fam, c);
 		rp->data = d;
-		rp->needs_debuginfo = true;
+		/* With DWARF the variables come from it; without, the
+		 * registers give $arg1..$arg6 and $return. */
+		rp->needs_debuginfo = ef->debug_info || !d->sym;
+		if (!rp->needs_debuginfo)
+			add_register_vars(rp);
 		total++;
 	}
 	return total;
@@ -278,9 +412,247 @@ static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
 	return total;
 }
 
+/* ---- pass 3 ----
+ *
+ * Every code probe (function, statement, plt, mark, in the program or a
+ * library) is a uprobe on its file at the instruction's file offset, a
+ * .return one a uretprobe on the function's entry: the table of
+ * runtime/families/uprobe.c.  The kernel places it in every process
+ * mapping the file, now and later, wherever the file is loaded, so no
+ * load bias is needed.  An SDT marker is one uprobe per site, with its
+ * semaphore's file offset as the reference counter.
+ *
+ * The callback enters the probe context with the user registers
+ * (c->regs and c->user_regs: the probe is in user mode); a marker's
+ * operands are read there, per site, into the argument struct the body
+ * gets as pdata.
+ */
+
+static bool is_mark(const ResolvedPoint *rp)
+{
+	return pp_has(rp->point, "mark");
+}
+
+/* Why pass 3 cannot place the point, or NULL. */
+static const char *unplaceable(const ResolvedPoint *rp)
+{
+	const ProcessData *d = rp->data;
+	if (!d || !d->object)
+		return _("the file its code is in is not known");
+	if (is_mark(rp))
+		return d->sites.len ? NULL : _("the marker's sites are not known");
+	if (pp_has(rp->point, "callee") || pp_has(rp->point, "callees"))
+		return _(".callee and .callees need the caller's DWARF call sites");
+	if ((pp_has(rp->point, "inline") || pp_has(rp->point, "label")) && !d->difunc)
+		return _("it needs the object's DWARF debug information");
+	if (!d->difunc && !d->sym && !d->pc)
+		return _("it needs the object's DWARF debug information");
+	return NULL;
+}
+
+static bool emit_process_decls(Emitter *e, EmitProbe **probes, int n)
+{
+	bool ok = true;
+	for (int i = 0; i < n; i++) {
+		const ResolvedPoint *rp = probes[i]->rp;
+		const char *why = unplaceable(rp);
+		if (!why)
+			continue;
+		ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
+		error_at(up->loc, _("probe point '%s' cannot be translated: %s"),
+			 pp_text(rp->point), why);
+		ok = false;
+	}
+	if (!ok)
+		return false;
+	emit(e, "#include \"runtime/families/uprobe.c\"");
+	emit_blank(e);
+	return true;
+}
+
+/* The file address where probe goes: the DWARF or symbol pc (a return
+ * probe: the function's entry). */
+static uint64_t probe_pc(const ResolvedPoint *rp)
+{
+	const ProcessData *d = rp->data;
+	if (rp->is_return && d->difunc)
+		return d->difunc->entry_pc;
+	if (rp->is_return && d->sym)
+		return d->sym->addr;
+	return d->pc;
+}
+
+static void emit_callback(Emitter *e, const EmitProbe *ep)
+{
+	const ResolvedPoint *rp = ep->rp;
+
+	if (ep->entry_fn) {
+		/* the entry of a return probe using @entry: the values go
+		 * into the call's slot (runtime/families/uprobe.c) */
+		emit(e, "static bool tapue_%d(const struct _tap_uprobe *u, struct pt_regs *regs,",
+		     ep->index);
+		emit(e, "\t\t\t void *data)");
+		emit(e, "{");
+		emit(e, "\tstruct tap_context *c;");
+		emit(e, "\tbool ok;");
+		emit_blank(e);
+		emit(e, "\t(void)u;");
+		emit(e, "\tc = tap_context_enter(%s, TAP_STATE_RUNNING);", ep->pp);
+		emit(e, "\tif (!c)");
+		emit(e, "\t\treturn false;");
+		emit_context_fill(e, "regs", "uretprobe", false);
+		emit(e, "\t%s(c, data);", ep->entry_fn);
+		emit(e, "\tok = c->last_error == NULL;");
+		emit(e, "\ttap_context_exit(c);");
+		emit(e, "\treturn ok;");
+		emit(e, "}");
+		emit_blank(e);
+	}
+	emit(e, "static void tapu_%d(const struct _tap_uprobe *u, struct pt_regs *regs,",
+	     ep->index);
+	emit(e, "\t\t\tunsigned long func, void *pdata)");
+	emit(e, "{");
+	emit(e, "\tstruct tap_context *c;");
+	emit_blank(e);
+	emit(e, "\t(void)u;");
+	emit(e, "\t(void)func;");
+	emit(e, "\t(void)pdata;");
+	emit(e, "\tc = tap_context_enter(%s, TAP_STATE_RUNNING);", ep->pp);
+	emit(e, "\tif (!c)");
+	emit(e, "\t\treturn;");
+	emit_context_fill(e, "regs", rp->is_return ? "uretprobe" : "uprobe",
+			  rp->is_return);
+	/* a marker's operands are read where the body reads them (a fault
+	 * in one it does not use must not stop it): pdata is the table
+	 * entry, which says which site this is */
+	emit(e, "\t%s(c, %s);", ep->body_fn,
+	     is_mark(rp) ? "(void *)u" : ep->entry_fn ? "pdata" : "NULL");
+	emit(e, "\ttap_context_exit(c);");
+	emit(e, "}");
+	emit_blank(e);
+}
+
+/* One table entry per site of probe ep (one for all but marks). */
+static void emit_entries(Emitter *e, const EmitProbe *ep)
+{
+	const ResolvedPoint *rp = ep->rp;
+	const ProcessData *d = rp->data;
+	const ObjectFacts *ef = object_facts(d->object);
+	int nsites = is_mark(rp) ? d->sites.len : 1;
+
+	for (int s = 0; s < nsites; s++) {
+		uint64_t pc = probe_pc(rp), sem = 0, off = 0, sem_off = 0;
+		if (is_mark(rp)) {
+			const SdtNote *n = d->sites.data[s];
+			pc = n->pc;
+			sem = n->semaphore;
+		}
+		if (!object_file_offset(ef, pc, &off))
+			BUG("process probe pc 0x%llx outside %s's segments",
+			    (unsigned long long)pc, d->object);
+		if (sem && !object_file_offset(ef, sem, &sem_off))
+			BUG("SDT semaphore 0x%llx outside %s's segments",
+			    (unsigned long long)sem, d->object);
+		emit(e, "\t{ .pp = %s, .path = %s,", ep->pp, c_string(d->object));
+		if (d->library && d->path)
+			emit(e, "\t  .exe = %s,", c_string(d->path));
+		emit(e, "\t  .offset = 0x%llx, .ref_ctr = 0x%llx, .pid = %lld,",
+		     (unsigned long long)off, (unsigned long long)sem_off,
+		     (long long)d->pid);
+		emit(e, "\t  .is_return = %s, .site = %d, .flags = %s, .fn = tapu_%d,",
+		     rp->is_return ? "true" : "false", s, emit_point_flags(rp),
+		     ep->index);
+		if (ep->entry_fn)
+			emit(e, "\t  .entry_fn = tapue_%d, .entry_size = sizeof(%s),",
+			     ep->index, ep->entry_type);
+		emit(e, "\t},");
+	}
+}
+
+static bool emit_process_code(Emitter *e, EmitProbe **probes, int n,
+			      FamilyCode *out)
+{
+	for (int i = 0; i < n; i++)
+		emit_callback(e, probes[i]);
+	emit(e, "static struct _tap_uprobe _tap_uprobes[] = {");
+	for (int i = 0; i < n; i++)
+		emit_entries(e, probes[i]);
+	emit(e, "};");
+	emit_blank(e);
+	emit(e, "static int _tap_uprobes_start(void)");
+	emit(e, "{");
+	emit(e, "\treturn _tap_uprobes_register(_tap_uprobes, ARRAY_SIZE(_tap_uprobes));");
+	emit(e, "}");
+	emit_blank(e);
+	emit(e, "static void _tap_uprobes_stop(void)");
+	emit(e, "{");
+	emit(e, "\t_tap_uprobes_unregister(_tap_uprobes, ARRAY_SIZE(_tap_uprobes));");
+	emit(e, "}");
+	emit_blank(e);
+	out->start_fn = "_tap_uprobes_start";
+	out->stop_fn = "_tap_uprobes_stop";
+	return true;
+}
+
+/* $argN of a marker: the operand of the site the hit is at (the table
+ * entry, pdata, says which), each site's own; NULL when a site's
+ * operands did not parse (pass 2 refused a read of them; $$parms leaves
+ * them out). */
+static const char *mark_arg_expr(const ProcessData *d, int a)
+{
+	StrBuf b = { 0 };
+	sb_puts(&b, "({ int64_t __tap_arg = 0; "
+		"switch (((const struct _tap_uprobe *)pdata)->site) { ");
+	for (int i = 0; i < d->sites.len; i++) {
+		const SdtNote *s = d->sites.data[i];
+		if (s->args_error || s->argv.len < a)
+			return NULL;
+		sb_printf(&b, "case %d: __tap_arg = %s; break; ", i,
+			  sdt_arg_expr(s->argv.data[a - 1], "c->regs"));
+	}
+	sb_puts(&b, "} __tap_arg; })");
+	return sb_cstr(&b);
+}
+
+/* A .return probe's @entry values are saved by the same uprobe at the
+ * function's entry, per call (runtime/families/uprobe.c). */
+static bool process_supports_entry(const ResolvedPoint *rp)
+{
+	return rp->is_return;
+}
+
+/* The argument registers of the x86-64 calling convention. */
+static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
+
+static const char *process_ctx_expr(const EmitProbe *ep, const CtxVar *v,
+				    bool write)
+{
+	const ResolvedPoint *rp = ep->rp;
+	const ProcessData *d = rp->data;
+	if (write || !d)
+		return NULL;
+	if (!strcmp(v->name, "$name"))
+		return c_string(d->name ? d->name : "");
+	if (!strcmp(v->name, "$provider"))
+		return c_string(d->provider ? d->provider : "");
+	if (is_mark(rp)) {
+		int a;
+		if (sscanf(v->name, "arg%d", &a) == 1 && a >= 1 && a <= d->sdt_args)
+			return mark_arg_expr(d, a);
+		return NULL;
+	}
+	if (d->difunc)
+		return NULL;    /* typed, from DWARF (target_expr.c) */
+	if (rp->is_return && !strcmp(v->name, "return"))
+		return "((int64_t)regs_return_value(c->regs))";
+	int a;
+	if (!rp->is_return && sscanf(v->name, "arg%d", &a) == 1 && a >= 1 && a <= 6)
+		return xsprintf("((int64_t)c->regs->%s)", arg_regs[a - 1]);
+	return NULL;
+}
+
 static const char *const process_shapes[] = {
-	"process(s|n?)[.library(s)].function(s)[.call|.inline|.label(s)|.return"
-		"|.callee(s)[.call|.return]|.callees(n?)]",
+	"process(s|n?)[.library(s)].function(s)[.call|.inline|.label(s)|.return]",
 	"process(s|n?)[.library(s)].statement(s)[.nearest]",
 	"process(s|n?).statement(n)[.absolute]",
 	"process(s|n?)[.library(s)].plt(s?)[.return]",
@@ -288,6 +660,17 @@ static const char *const process_shapes[] = {
 	NULL
 };
 
+/* Accepted by pass 2, not translated: the call sites of .callee(s). */
+static const char *const process_untranslatable_shapes[] = {
+	"process(s|n?)[.library(s)].function(s).{callee(s)[.call|.return]|callees(n?)}",
+	NULL
+};
+
 const ProbeFamily family_process = {
-	.name = "process", .shapes = process_shapes, .resolve = resolve_process,
+	.name = "process", .shapes = process_shapes,
+	.untranslatable_shapes = process_untranslatable_shapes,
+	.resolve = resolve_process,
+	.emit_decls = emit_process_decls, .emit_code = emit_process_code,
+	.ctx_expr = process_ctx_expr,
+	.supports_entry = process_supports_entry,
 };
