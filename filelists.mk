@@ -702,6 +702,8 @@ tapc_dist_files = \
 	testsuite/run/probes_trace.args \
 	testsuite/run/probes_trace.out \
 	testsuite/run/probes_trace.stp \
+	testsuite/run/proc_pid.out \
+	testsuite/run/proc_pid.stp \
 	testsuite/run/proc_syscall.args \
 	testsuite/run/proc_syscall.out \
 	testsuite/run/proc_syscall.stp \
