@@ -49,10 +49,9 @@
  * running process (it interrupts a sleep; the system call restarts).
  * Every queued work is on a list; a task that execs or exits with one
  * pending runs it there first.  At the stop, works still pending (a
- * process stopped by a signal or a debugger) are taken back with the
- * kernel's task_work_cancel_func (task_work_cancel before 6.11; not
- * exported: found by name through a kprobe), and the stop waits until no
- * work of the module runs.
+ * process stopped by a signal or a debugger) are taken off their task's
+ * queue (_tap_pe_cancel), and the stop waits until no work of the module
+ * runs.
  */
 #ifndef TAP_FAMILIES_PROCESS_EVENTS_C
 #define TAP_FAMILIES_PROCESS_EVENTS_C
@@ -63,7 +62,7 @@
 #include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/fs_struct.h>
-#include <linux/kprobes.h>
+#include <linux/kallsyms.h>
 #include <linux/namei.h>
 #include <linux/path.h>
 #include <linux/pid.h>
@@ -150,7 +149,6 @@ static struct {
 	struct list_head works;
 	atomic_t nworks;		/* allocated, not yet freed */
 	bool stopping;
-	struct callback_head *(*cancel)(struct task_struct *, task_work_func_t);
 	struct tracepoint *tp[TAP_TP_N];
 	bool tp_on[TAP_TP_N];
 } _tap_pe;
@@ -591,28 +589,36 @@ static void _tap_pe_put_paths(void)
 	}
 }
 
-/* The kernel's task_work_cancel_func (before 6.11: task_work_cancel,
- * with the same arguments), found through a kprobe on it: not exported. */
-static void *_tap_pe_kernel_func(const char *name)
+/*
+ * Take one work of ours off task's queue, or NULL.  The kernel's
+ * task_work_cancel_func is not exported (and finding it by name would
+ * not do: a function never called indirectly has its ENDBR sealed, and
+ * an indirect call to it faults under IBT), so this does what it does,
+ * with the same lock: task_work_run() takes the whole list with a
+ * cmpxchg and then takes and drops pi_lock, so a work found here under
+ * pi_lock is either still queued (and unlinked by our cmpxchg) or the
+ * cmpxchg fails and the walk goes on from the same place.
+ */
+static struct callback_head *_tap_pe_cancel(struct task_struct *task)
 {
-	struct kprobe kp = { .symbol_name = name };
-	unsigned long a;
+	struct callback_head **pprev = &task->task_works;
+	struct callback_head *work;
+	unsigned long flags;
 
-	if (register_kprobe(&kp))
+	if (!READ_ONCE(task->task_works))
 		return NULL;
-	a = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-#ifdef CONFIG_X86_KERNEL_IBT
-	/* kprobes go after the ENDBR an indirect call must land on */
-	{
-		u32 insn;
-
-		if (!copy_from_kernel_nofault(&insn, (void *)(a - 4), 4) &&
-		    insn == 0xfa1e0ff3)
-			a -= 4;
+	raw_spin_lock_irqsave(&task->pi_lock, flags);
+	work = READ_ONCE(*pprev);
+	while (work) {
+		if (work->func != _tap_pe_work_fn) {
+			pprev = &work->next;
+			work = READ_ONCE(*pprev);
+		} else if (try_cmpxchg(pprev, &work, work->next)) {
+			break;
+		}
 	}
-#endif
-	return (void *)a;
+	raw_spin_unlock_irqrestore(&task->pi_lock, flags);
+	return work;
 }
 
 static void _tap_pe_free(void)
@@ -715,16 +721,6 @@ static int _tap_pe_start(struct _tap_pe_probe *probes, int n,
 		if (!probes[i].pid && probes[i].path < 0)
 			_tap_pe.all = true;
 	}
-	if (_tap_pe.any[TAP_PE_BEGIN] || _tap_pe.any[TAP_PE_THREAD_BEGIN]) {
-		_tap_pe.cancel = _tap_pe_kernel_func("task_work_cancel_func");
-		if (!_tap_pe.cancel)
-			_tap_pe.cancel = _tap_pe_kernel_func("task_work_cancel");
-		if (!_tap_pe.cancel) {
-			tap_msg_error("process begin probes: cannot find the "
-				      "kernel's task_work_cancel_func");
-			return -ENOENT;
-		}
-	}
 	ret = -ENOMEM;
 	_tap_pe.attached = tap_alloc(BITS_TO_LONGS(TAP_PE_NPIDS) * sizeof(long));
 	_tap_pe.leader_gone = tap_alloc(BITS_TO_LONGS(TAP_PE_NPIDS) * sizeof(long));
@@ -776,8 +772,7 @@ static void _tap_pe_stop(void)
 	spin_unlock_irqrestore(&_tap_pe.lock, flags);
 	list_for_each_entry(w, &left, node) {
 		/* any work of ours on that task: each is on `left` */
-		struct callback_head *cb = _tap_pe.cancel ?
-			_tap_pe.cancel(w->task, _tap_pe_work_fn) : NULL;
+		struct callback_head *cb = _tap_pe_cancel(w->task);
 
 		if (cb)
 			_tap_pe_work_put(container_of(cb, struct _tap_pe_work, cb));
