@@ -75,10 +75,8 @@
 #include <linux/tracepoint.h>
 #include <asm/syscall.h>
 
-/* Exported by every kernel we build for, declared in <linux/namei.h>
- * only since 6.2: the same declaration again is harmless. */
-int vfs_path_lookup(struct dentry *, struct vfsmount *, const char *,
-		    unsigned int, struct path *);
+/* vfs_path_lookup(): declared by compat.h where <linux/namei.h> does
+ * not (before 6.4). */
 
 enum {
 	TAP_PE_BEGIN, TAP_PE_END, TAP_PE_THREAD_BEGIN, TAP_PE_THREAD_END,
@@ -123,11 +121,7 @@ struct _tap_pe_work {
 /* The workers the kernel runs in a process (io_uring, vhost) are made
  * without the fork tracepoint: they have no thread.begin or .end, but
  * the last one to exit still ends the process. */
-#ifdef PF_USER_WORKER
-#define TAP_PE_WORKER (PF_IO_WORKER | PF_USER_WORKER)
-#else
-#define TAP_PE_WORKER PF_IO_WORKER
-#endif
+#define TAP_PE_WORKER TAP_PF_WORKERS
 #define TAP_PE_NOT_USER (PF_KTHREAD | TAP_PE_WORKER)
 
 enum { TAP_TP_FORK, TAP_TP_EXEC, TAP_TP_EXIT, TAP_TP_SYS_ENTER,
