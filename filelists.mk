@@ -918,6 +918,9 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/unload.out \
 	testsuite/vm/uprobes/unload.sh \
 	testsuite/vm/uprobes/unload.stp \
+	testsuite/vm/uprobes/unload_busy.out \
+	testsuite/vm/uprobes/unload_busy.sh \
+	testsuite/vm/uprobes/unload_busy.stp \
 	testsuite/vm/uproc/build-modules \
 	testsuite/vm/uproc/existing.out \
 	testsuite/vm/uproc/existing.sh \

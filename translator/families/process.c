@@ -428,6 +428,14 @@ static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
  * gets as pdata.
  */
 
+/* A point on code (function, statement, plt, mark), not a process
+ * event. */
+static bool is_code_point(const ResolvedPoint *rp)
+{
+	return pp_has(rp->point, "function") || pp_has(rp->point, "statement") ||
+	       pp_has(rp->point, "plt") || pp_has(rp->point, "mark");
+}
+
 static bool is_mark(const ResolvedPoint *rp)
 {
 	return pp_has(rp->point, "mark");
@@ -437,6 +445,8 @@ static bool is_mark(const ResolvedPoint *rp)
 static const char *unplaceable(const ResolvedPoint *rp)
 {
 	const ProcessData *d = rp->data;
+	if (!is_code_point(rp))
+		return _("process lifetime and system call probes are not uprobes");
 	if (!d || !d->object)
 		return _("the file its code is in is not known");
 	if (is_mark(rp))
@@ -459,7 +469,7 @@ static bool emit_process_decls(Emitter *e, EmitProbe **probes, int n)
 		if (!why)
 			continue;
 		ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
-		error_at(up->loc, _("probe point '%s' cannot be translated: %s"),
+		error_at(up->loc, _("probe point '%s' cannot be translated yet: %s"),
 			 pp_text(rp->point), why);
 		ok = false;
 	}
@@ -532,8 +542,9 @@ static void emit_callback(Emitter *e, const EmitProbe *ep)
 	emit_blank(e);
 }
 
-/* One table entry per site of probe ep (one for all but marks). */
-static void emit_entries(Emitter *e, const EmitProbe *ep)
+/* One table entry per site of probe ep (one for all but marks); false
+ * after an error (a pc pass 2 left outside the file's bytes). */
+static bool emit_entries(Emitter *e, const EmitProbe *ep)
 {
 	const ResolvedPoint *rp = ep->rp;
 	const ProcessData *d = rp->data;
@@ -547,12 +558,15 @@ static void emit_entries(Emitter *e, const EmitProbe *ep)
 			pc = n->pc;
 			sem = n->semaphore;
 		}
-		if (!object_file_offset(ef, pc, &off))
-			BUG("process probe pc 0x%llx outside %s's segments",
-			    (unsigned long long)pc, d->object);
-		if (sem && !object_file_offset(ef, sem, &sem_off))
-			BUG("SDT semaphore 0x%llx outside %s's segments",
-			    (unsigned long long)sem, d->object);
+		if (!object_file_offset(ef, pc, &off) ||
+		    (sem && !object_file_offset(ef, sem, &sem_off))) {
+			ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
+			error_at(up->loc, _("probe point '%s': address 0x%llx is not in "
+					    "the file's bytes of %s"), pp_text(rp->point),
+				 (unsigned long long)(sem && object_file_offset(ef, pc, &off)
+						      ? sem : pc), d->object);
+			return false;
+		}
 		emit(e, "\t{ .pp = %s, .path = %s,", ep->pp, c_string(d->object));
 		if (d->library && d->path)
 			emit(e, "\t  .exe = %s,", c_string(d->path));
@@ -567,6 +581,7 @@ static void emit_entries(Emitter *e, const EmitProbe *ep)
 			     ep->index, ep->entry_type);
 		emit(e, "\t},");
 	}
+	return true;
 }
 
 static bool emit_process_code(Emitter *e, EmitProbe **probes, int n,
@@ -576,7 +591,8 @@ static bool emit_process_code(Emitter *e, EmitProbe **probes, int n,
 		emit_callback(e, probes[i]);
 	emit(e, "static struct _tap_uprobe _tap_uprobes[] = {");
 	for (int i = 0; i < n; i++)
-		emit_entries(e, probes[i]);
+		if (!emit_entries(e, probes[i]))
+			return false;
 	emit(e, "};");
 	emit_blank(e);
 	emit(e, "static int _tap_uprobes_start(void)");
@@ -618,7 +634,7 @@ static const char *mark_arg_expr(const ProcessData *d, int a)
  * function's entry, per call (runtime/families/uprobe.c). */
 static bool process_supports_entry(const ResolvedPoint *rp)
 {
-	return rp->is_return;
+	return rp->is_return && is_code_point(rp);
 }
 
 /* The argument registers of the x86-64 calling convention. */
