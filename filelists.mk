@@ -937,6 +937,11 @@ tapc_dist_files = \
 	testsuite/vm/uproc/target_set_x.out \
 	testsuite/vm/uproc/target_set_x.sh \
 	testsuite/vm/uproc/target_set_x.stp \
+	testsuite/vm/uprochost/build-modules \
+	testsuite/vm/uprochost/hostfs \
+	testsuite/vm/uprochost/path_overlay.out \
+	testsuite/vm/uprochost/path_overlay.sh \
+	testsuite/vm/uprochost/path_overlay.stp \
 	testsuite/vm/usdt/build-modules \
 	testsuite/vm/usdt/hostfs \
 	testsuite/vm/usdt/kit_marks.out \
