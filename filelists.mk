@@ -12,6 +12,7 @@ tapc_data_files = \
 	runtime/context.h \
 	runtime/families/kprobe.c \
 	runtime/families/probe_common.h \
+	runtime/families/process_events.c \
 	runtime/families/timer.c \
 	runtime/families/tracepoint.c \
 	runtime/families/uprobe.c \
@@ -76,6 +77,7 @@ tapc_data_files = \
 	tapsets/socket.stp \
 	tapsets/stopwatch.stp \
 	tapsets/string.stp \
+	tapsets/target_set.stp \
 	tapsets/task.stp \
 	tapsets/task_time.stp \
 	tapsets/tcp.stp \
@@ -96,6 +98,10 @@ tapc_data_files = \
 tapc_dist_files = \
 	.ci/run \
 	HACKING.md \
+	HACKING.md \
+	HACKING.md \
+	Makefile.am \
+	Makefile.am \
 	Makefile.am \
 	README.md \
 	bench/all \
@@ -351,9 +357,13 @@ tapc_dist_files = \
 	testsuite/golden/probes/plt_name_scalar.stp \
 	testsuite/golden/probes/process_end_return.err \
 	testsuite/golden/probes/process_end_return.stp \
+	testsuite/golden/probes/process_event_args.err \
+	testsuite/golden/probes/process_event_args.stp \
+	testsuite/golden/probes/process_insn.err \
+	testsuite/golden/probes/process_insn.stp \
 	testsuite/golden/probes/process_missing.err \
 	testsuite/golden/probes/process_missing.stp \
-	testsuite/golden/probes/process_noarg.err \
+	testsuite/golden/probes/process_noarg.p2 \
 	testsuite/golden/probes/process_noarg.stp \
 	testsuite/golden/probes/process_optional.p2 \
 	testsuite/golden/probes/process_optional.stp \
@@ -699,6 +709,19 @@ tapc_dist_files = \
 	testsuite/run/probes_trace.args \
 	testsuite/run/probes_trace.out \
 	testsuite/run/probes_trace.stp \
+	testsuite/run/proc_pid.out \
+	testsuite/run/proc_pid.stp \
+	testsuite/run/proc_syscall.args \
+	testsuite/run/proc_syscall.out \
+	testsuite/run/proc_syscall.stp \
+	testsuite/run/proc_syswide.out \
+	testsuite/run/proc_syswide.stp \
+	testsuite/run/proc_target.args \
+	testsuite/run/proc_target.out \
+	testsuite/run/proc_target.stp \
+	testsuite/run/proc_threads.args \
+	testsuite/run/proc_threads.out \
+	testsuite/run/proc_threads.stp \
 	testsuite/run/stress.args \
 	testsuite/run/stress.out \
 	testsuite/run/stress.status \
@@ -927,6 +950,27 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/unload_busy.out \
 	testsuite/vm/uprobes/unload_busy.sh \
 	testsuite/vm/uprobes/unload_busy.stp \
+	testsuite/vm/uproc/build-modules \
+	testsuite/vm/uproc/existing.out \
+	testsuite/vm/uproc/existing.sh \
+	testsuite/vm/uproc/existing.stp \
+	testsuite/vm/uproc/path.out \
+	testsuite/vm/uproc/path.sh \
+	testsuite/vm/uproc/path.stp \
+	testsuite/vm/uproc/stopped.out \
+	testsuite/vm/uproc/stopped.sh \
+	testsuite/vm/uproc/stopped.stp \
+	testsuite/vm/uproc/target_set.out \
+	testsuite/vm/uproc/target_set.sh \
+	testsuite/vm/uproc/target_set.stp \
+	testsuite/vm/uproc/target_set_x.out \
+	testsuite/vm/uproc/target_set_x.sh \
+	testsuite/vm/uproc/target_set_x.stp \
+	testsuite/vm/uprochost/build-modules \
+	testsuite/vm/uprochost/hostfs \
+	testsuite/vm/uprochost/path_overlay.out \
+	testsuite/vm/uprochost/path_overlay.sh \
+	testsuite/vm/uprochost/path_overlay.stp \
 	testsuite/vm/usdt/build-modules \
 	testsuite/vm/usdt/cxx_throw.out \
 	testsuite/vm/usdt/cxx_throw.sh \
@@ -949,6 +993,7 @@ tapc_dist_files = \
 	testsuite/vm/workloads/open_close.c \
 	testsuite/vm/workloads/read_zero.c \
 	testsuite/vm/workloads/sleeper.c \
+	testsuite/vm/workloads/threads.c \
 	translator/ast.c \
 	translator/ast.h \
 	translator/build.c \
@@ -1000,6 +1045,7 @@ tapc_dist_files = \
 	translator/families/process.c \
 	translator/families/process.h \
 	translator/families/process_dwarf.c \
+	translator/families/process_events.c \
 	translator/families/procfs.c \
 	translator/families/python.c \
 	translator/families/registry.c \

@@ -24,6 +24,14 @@
 #include <asm/unwind.h>
 #endif
 
+/* Kernel-made workers that live in a user process: io_uring's, and
+ * vhost's (PF_USER_WORKER, 6.4). */
+#ifdef PF_USER_WORKER
+#define TAP_PF_WORKERS (PF_IO_WORKER | PF_USER_WORKER)
+#else
+#define TAP_PF_WORKERS PF_IO_WORKER
+#endif
+
 /* hrtimer_setup() (6.13) replaced hrtimer_init() plus a ->function store
  * (gone in 6.15). */
 static inline void tap_hrtimer_setup(struct hrtimer *t,

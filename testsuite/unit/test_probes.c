@@ -281,7 +281,11 @@ static void test_misc(void)
 static void test_process(void)
 {
 	Vec out = { 0 };
-	BAD("process.begin", "needs a program path or PID");
+	OK1("process.begin", "process.begin");     /* every process */
+	OK1("process.thread.end", "process.thread.end");
+	BAD("process(\"/bin/sh\").insn", "not supported");
+	BAD("process(1).insn.block", "not supported");
+	NONE("process(1).insn?");
 	BAD("process.plt", "needs a program path or PID");
 	BAD("process(\"/no/such/program\").begin", "cannot find program");
 	NONE("process(\"/no/such/program\").begin?");

@@ -1,6 +1,7 @@
-/* process.c - process(...) probes: process lifetime and system-call events,
- * and uprobes on a program's functions, statements, PLT entries and
- * static (SDT) markers.
+/* process.c - process(...) probes: uprobes on a program's functions,
+ * statements, PLT entries and static (SDT) markers.  (The process's
+ * life and system calls, process.begin ... process.syscall, are the
+ * family of process_events.c.)
  *
  * The program must exist (an optional point that names a missing one
  * resolves to nothing).  What its file holds comes from debuginfo.h
@@ -15,45 +16,6 @@
 #include <string.h>
 
 /* ---- the family ---- */
-
-static const char *const event_kinds[] = {
-	"begin", "end", "thread", "syscall", "insn",
-};
-
-static bool is_event_point(ProbePoint *pp)
-{
-	ProbePointComp *c = vec_get(&pp->comps, 1);
-	for (size_t i = 0; i < sizeof event_kinds / sizeof event_kinds[0]; i++)
-		if (!strcmp(c->name, event_kinds[i]))
-			return true;
-	return false;
-}
-
-static ProcessData *new_data(const char *path, int64_t pid)
-{
-	ProcessData *d = NEW(ProcessData);
-	d->path = path;
-	d->pid = pid;
-	return d;
-}
-
-static int resolve_event(const ProbeFamily *fam, ProbePoint *pp,
-			 const char *path, int64_t pid, Vec *out)
-{
-	ResolvedPoint *rp = rp_push(out, fam, pp);
-	rp->data = new_data(path, pid);
-	ProbePointComp *c = vec_get(&pp->comps, 1);
-	if (!strcmp(c->name, "syscall")) {
-		rp_var(rp, "syscall", TY_LONG, NULL)->scalar = true;
-		if (pp_has(pp, "return")) {
-			rp_var(rp, "return", TY_LONG, NULL)->scalar = true;
-		} else {
-			for (int i = 1; i <= 6; i++)
-				rp_var(rp, xsprintf("arg%d", i), TY_LONG, NULL)->scalar = true;
-		}
-	}
-	return 1;
-}
 
 /* Every site of the marker first (a provider:name may be used at several
  * places, each with its own pc, semaphore and operands): $arg1..$argN are
@@ -371,44 +333,34 @@ static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
 				  Vec *out)
 {
 	ProbePointComp *head = vec_get(&pp->comps, 0);
-	bool event = is_event_point(pp);
 	const char *what = pp_names_upto(pp, pp->comps.len - 1);
 	int64_t pid = 0;
 	Vec paths = { 0 };       /* the programs this point stands for */
 	bool renamed = false;
 
 	if (!head->arg) {
-		if (event && !sess.target_cmd && sess.target_pid <= 0 && !sess.guru) {
-			error_at(head->loc, _("%s needs a program path or PID (or -c CMD / -x PID)"),
-				 what);
-			return -1;
-		}
-		if (event) {
-			vec_push(&paths, NULL);
-		} else {
-			const char *p = program_path(NULL);
-			if (!p) {
-				if (!sess.target_cmd && sess.target_pid <= 0) {
-					error_at(head->loc, _("%s needs a program path or PID (or -c CMD / -x PID)"),
-						 what);
-					return -1;
-				}
-				if (pp_is_optional(pp))
-					return 0;
-				error_at(head->loc, _("cannot find the program of -c '%s'"),
-					 sess.target_cmd ? sess.target_cmd : "");
+		const char *p = program_path(NULL);
+		if (!p) {
+			if (!sess.target_cmd && sess.target_pid <= 0) {
+				error_at(head->loc, _("%s needs a program path or PID (or -c CMD / -x PID)"),
+					 what);
 				return -1;
 			}
-			vec_push(&paths, (void *)p);
+			if (pp_is_optional(pp))
+				return 0;
+			error_at(head->loc, _("cannot find the program of -c '%s'"),
+				 sess.target_cmd ? sess.target_cmd : "");
+			return -1;
 		}
+		vec_push(&paths, (void *)p);
 	} else if (!comp_is_str(head)) {
 		pid = comp_num(head);
 		if (pid <= 0) {
 			error_at(head->loc, _("process(%lld): a PID must be positive"), (long long)pid);
 			return -1;
 		}
-		const char *exe = event ? NULL : process_program(pid);
-		if (!event && !exe) {
+		const char *exe = process_program(pid);
+		if (!exe) {
 			if (pp_is_optional(pp))
 				return 0;
 			error_at(head->loc, _("no running process with PID %lld"), (long long)pid);
@@ -444,24 +396,20 @@ static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
 		const char *path = paths.data[i];
 		ProbePoint *c = renamed && strcmp(path, comp_str(head)) ? pp_with_str(pp, 0, path) : pp;
 		int r;
-		if (event) {
-			r = resolve_event(fam, c, path, pid, out);
+		ProcessData proto = { .path = path, .pid = pid };
+		ProbePointComp *lc = pp_comp(c, "library");
+		if (!lc) {
+			r = resolve_in_object(fam, c, path, &proto, out);
 		} else {
-			ProcessData proto = { .path = path, .pid = pid };
-			ProbePointComp *lc = pp_comp(c, "library");
-			if (!lc) {
-				r = resolve_in_object(fam, c, path, &proto, out);
-			} else {
-				Vec libs = find_libraries(comp_str(lc));
-				int li = 1;
-				r = 0;
-				for (int j = 0; j < libs.len && r >= 0; j++) {
-					const char *lib = libs.data[j];
-					proto.library = lib;
-					ProbePoint *lp = strcmp(lib, comp_str(lc)) ? pp_with_str(c, li, lib) : c;
-					int k = resolve_in_object(fam, lp, lib, &proto, out);
-					r = k < 0 ? -1 : r + k;
-				}
+			Vec libs = find_libraries(comp_str(lc));
+			int li = 1;
+			r = 0;
+			for (int j = 0; j < libs.len && r >= 0; j++) {
+				const char *lib = libs.data[j];
+				proto.library = lib;
+				ProbePoint *lp = strcmp(lib, comp_str(lc)) ? pp_with_str(c, li, lib) : c;
+				int k = resolve_in_object(fam, lp, lib, &proto, out);
+				r = k < 0 ? -1 : r + k;
 			}
 		}
 		if (r < 0)
@@ -735,11 +683,8 @@ static const char *const process_shapes[] = {
 	NULL
 };
 
-/* Accepted by pass 2, not translated: the lifetime events (no uprobes),
- * the call sites of .callee(s). */
+/* Accepted by pass 2, not translated: the call sites of .callee(s). */
 static const char *const process_untranslatable_shapes[] = {
-	"process(s|n?).{begin|end|thread.begin|thread.end|syscall|syscall.return"
-		"|insn|insn.block}",
 	"process(s|n?)[.library(s)].function(s).{callee(s)[.call|.return]|callees(n?)}",
 	NULL
 };

@@ -50,15 +50,16 @@
  * begin_end.c). */
 extern const ProbeFamily family_begin, family_end, family_error,
 	family_never, family_timer, family_kernel_function, family_hwbreak,
-	family_kprobe, family_tracepoint, family_process, family_procfs,
-	family_netfilter, family_perf, family_mark, family_java, family_python;
+	family_kprobe, family_tracepoint, family_process, family_process_events,
+	family_procfs, family_netfilter, family_perf, family_mark, family_java,
+	family_python;
 
 static const ProbeFamily *const families[] = {
 	&family_begin, &family_end, &family_error, &family_never,
 	&family_timer,
 	&family_kernel_function, &family_hwbreak, &family_kprobe,
 	&family_tracepoint, &family_mark,
-	&family_process,
+	&family_process, &family_process_events,
 	&family_procfs, &family_netfilter, &family_perf,
 	&family_java, &family_python,
 };
