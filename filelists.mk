@@ -39,6 +39,8 @@ tapc_data_files = \
 	runtime/transport.c \
 	runtime/transport.h \
 	runtime/transport_ring.c \
+	runtime/usyms.c \
+	runtime/usyms.h \
 	tapsets/ansi.stp \
 	tapsets/args.stp \
 	tapsets/atomic.stp \
@@ -853,6 +855,16 @@ tapc_dist_files = \
 	testsuite/vm/transport/target.sh \
 	testsuite/vm/transport/warn.out \
 	testsuite/vm/transport/warn.sh \
+	testsuite/vm/usyms/build-modules \
+	testsuite/vm/usyms/hostfs \
+	testsuite/vm/usyms/kbt.out \
+	testsuite/vm/usyms/kbt.sh \
+	testsuite/vm/usyms/kbt.stp \
+	testsuite/vm/usyms/knold.out \
+	testsuite/vm/usyms/knold.sh \
+	testsuite/vm/usyms/knold.stp \
+	testsuite/vm/usyms/src/deep.c \
+	testsuite/vm/usyms/src/usy.c \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
@@ -878,6 +890,7 @@ tapc_dist_files = \
 	translator/debuginfo/programs.c \
 	translator/debuginfo/symbols.c \
 	translator/debuginfo/tracepoints.c \
+	translator/debuginfo/uobjects.c \
 	translator/derive.c \
 	translator/diag.c \
 	translator/driver.h \
@@ -892,6 +905,7 @@ tapc_dist_files = \
 	translator/emit/printer.c \
 	translator/emit/stmt.c \
 	translator/emit/target_expr.c \
+	translator/emit/usyms.c \
 	translator/families/begin_end.c \
 	translator/families/emit_glue.c \
 	translator/families/emit_glue.h \
