@@ -757,6 +757,7 @@ tapc_dist_files = \
 	testsuite/unit/test_location.c \
 	testsuite/unit/test_pretty.c \
 	testsuite/unit/test_probes.c \
+	testsuite/unit/test_usyms.c \
 	testsuite/unit/test_util.c \
 	testsuite/vm/init \
 	testsuite/vm/mkinitramfs \
