@@ -14,10 +14,14 @@ tapc_data_files = \
 	runtime/families/probe_common.h \
 	runtime/families/timer.c \
 	runtime/families/tracepoint.c \
+	runtime/families/uprobe.c \
 	runtime/features/README.md \
 	runtime/features/baseline.c \
 	runtime/features/have_hrtimer_setup.c \
 	runtime/features/have_module_memory.c \
+	runtime/features/have_uprobe_filter_ctx.c \
+	runtime/features/have_uprobe_register_struct.c \
+	runtime/features/have_vfs_path_lookup_decl.c \
 	runtime/features/have_x86_unwind.c \
 	runtime/map.c \
 	runtime/map.h \
@@ -856,6 +860,39 @@ tapc_dist_files = \
 	testsuite/vm/transport/target.sh \
 	testsuite/vm/transport/warn.out \
 	testsuite/vm/transport/warn.sh \
+	testsuite/vm/uprobes/before_start.out \
+	testsuite/vm/uprobes/before_start.sh \
+	testsuite/vm/uprobes/before_start.stp \
+	testsuite/vm/uprobes/build-modules \
+	testsuite/vm/uprobes/caselib \
+	testsuite/vm/uprobes/fn_sym.out \
+	testsuite/vm/uprobes/fn_sym.sh \
+	testsuite/vm/uprobes/fn_sym.stp \
+	testsuite/vm/uprobes/hostfs \
+	testsuite/vm/uprobes/lib_two.out \
+	testsuite/vm/uprobes/lib_two.sh \
+	testsuite/vm/uprobes/lib_two.stp \
+	testsuite/vm/uprobes/plt.out \
+	testsuite/vm/uprobes/plt.sh \
+	testsuite/vm/uprobes/plt.stp \
+	testsuite/vm/uprobes/ptrace.out \
+	testsuite/vm/uprobes/ptrace.sh \
+	testsuite/vm/uprobes/ptrace.stp \
+	testsuite/vm/uprobes/src/uplib.c \
+	testsuite/vm/uprobes/src/uplib_main.c \
+	testsuite/vm/uprobes/src/uptest.c \
+	testsuite/vm/uprobes/src/uptrace.c \
+	testsuite/vm/uprobes/statement.out \
+	testsuite/vm/uprobes/statement.sh \
+	testsuite/vm/uprobes/statement.stp \
+	testsuite/vm/uprobes/target.stp \
+	testsuite/vm/uprobes/target_c.out \
+	testsuite/vm/uprobes/target_c.sh \
+	testsuite/vm/uprobes/target_x.out \
+	testsuite/vm/uprobes/target_x.sh \
+	testsuite/vm/uprobes/unload.out \
+	testsuite/vm/uprobes/unload.sh \
+	testsuite/vm/uprobes/unload.stp \
 	testsuite/vm/usyms/build-modules \
 	testsuite/vm/usyms/hostfs \
 	testsuite/vm/usyms/kbt.out \

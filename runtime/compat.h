@@ -19,6 +19,7 @@
 #include <linux/hrtimer.h>
 #include <linux/module.h>
 #include <linux/sched.h>
+#include <linux/uprobes.h>
 #ifdef TAP_HAVE_X86_UNWIND
 #include <asm/unwind.h>
 #endif
@@ -89,5 +90,64 @@ static inline int tap_unwind(struct task_struct *t, struct pt_regs *regs,
 	return -EOPNOTSUPP;
 #endif
 }
+
+/*
+ * Uprobes.  Up to 6.11 uprobe_register_refctr() returns 0 or -errno and
+ * uprobe_unregister(inode, offset, consumer) waits for the handlers; 6.12
+ * has uprobe_register() return the struct uprobe * (or an ERR_PTR), and
+ * unregistering is uprobe_unregister_nosync() per probe, then one
+ * uprobe_unregister_sync() for all.  *handle keeps what unregistering
+ * needs.  The consumer's filter lost its ctx argument in 6.10:
+ * TAP_UPROBE_FILTER_ARGS is its parameter list.
+ */
+#ifndef TAP_HAVE_VFS_PATH_LOOKUP_DECL
+/* exported since 2.6, declared for modules since 6.4 */
+struct vfsmount;
+struct path;
+int vfs_path_lookup(struct dentry *dentry, struct vfsmount *mnt,
+		    const char *name, unsigned int flags, struct path *path);
+#endif
+
+static inline int tap_uprobe_register(struct inode *inode, loff_t offset,
+				      loff_t ref_ctr_offset,
+				      struct uprobe_consumer *uc, void **handle)
+{
+#ifdef TAP_HAVE_UPROBE_REGISTER_STRUCT
+	struct uprobe *u = uprobe_register(inode, offset, ref_ctr_offset, uc);
+
+	if (IS_ERR(u))
+		return PTR_ERR(u);
+	*handle = u;
+	return 0;
+#else
+	*handle = NULL;
+	return uprobe_register_refctr(inode, offset, ref_ctr_offset, uc);
+#endif
+}
+
+static inline void tap_uprobe_unregister(struct inode *inode, loff_t offset,
+					 struct uprobe_consumer *uc, void *handle)
+{
+#ifdef TAP_HAVE_UPROBE_REGISTER_STRUCT
+	uprobe_unregister_nosync(handle, uc);
+#else
+	uprobe_unregister(inode, offset, uc);
+#endif
+}
+
+/* After tap_uprobe_unregister() of a batch: no handler of theirs runs. */
+static inline void tap_uprobe_unregister_sync(void)
+{
+#ifdef TAP_HAVE_UPROBE_REGISTER_STRUCT
+	uprobe_unregister_sync();
+#endif
+}
+
+#ifdef TAP_HAVE_UPROBE_FILTER_CTX
+#define TAP_UPROBE_FILTER_ARGS \
+	struct uprobe_consumer *self, enum uprobe_filter_ctx ctx, struct mm_struct *mm
+#else
+#define TAP_UPROBE_FILTER_ARGS struct uprobe_consumer *self, struct mm_struct *mm
+#endif
 
 #endif /* TAP_COMPAT_H */

@@ -283,6 +283,34 @@ struct task_struct *tap_pid2task(pid_t pid)
 	return t;
 }
 
+/*
+ * True when t is the target (-x PID, or the process of -c CMD: target())
+ * or one of its descendants: a process probe under -c/-x runs only there.
+ * False when there is no target.  The parent chain is followed under RCU;
+ * a process whose parent exited was reparented to a subreaper or init and
+ * is no longer in the tree.
+ */
+bool tap_in_target_tree(struct task_struct *t)
+{
+	pid_t target = READ_ONCE(tap_target_pid);
+	bool in = false;
+
+	if (target <= 0 || !t)
+		return false;
+	rcu_read_lock();
+	for (;;) {
+		if (task_tgid_nr(t) == target) {
+			in = true;
+			break;
+		}
+		if (task_pid_nr(t) <= 1 || t == rcu_dereference(t->real_parent))
+			break;
+		t = rcu_dereference(t->real_parent);
+	}
+	rcu_read_unlock();
+	return in;
+}
+
 void tap_module_size(char *buf, size_t len)
 {
 	const struct module *m = THIS_MODULE;

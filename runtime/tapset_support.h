@@ -66,6 +66,9 @@ int tap_backtrace(bool user, unsigned long *pcs, int max);
 int tap_task_backtrace(struct task_struct *t, unsigned long *pcs, int max);
 
 struct task_struct *tap_pid2task(pid_t pid);
+/* t is the target (target(): -x PID, -c CMD) or a descendant of it;
+ * false without a target. */
+bool tap_in_target_tree(struct task_struct *t);
 void tap_module_size(char *buf, size_t len);
 void tap_printk(int level, const char *msg);
 

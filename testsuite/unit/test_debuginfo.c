@@ -5,6 +5,7 @@
 #include "tapc.h"
 #include "debuginfo/debuginfo.h"
 
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,34 @@ static void test_object(void)
 	for (int i = 1; i < f->syms.len; i++)
 		CHECK(((ObjSym *)f->syms.data[i - 1])->addr <=
 		      ((ObjSym *)f->syms.data[i])->addr);
+
+	/* the PLT entry of getppid, a libc function this program calls:
+	 * its stub (at the entry's address plus the load bias) jumps
+	 * through a GOT slot (ff 25 disp32, rip-relative, after an
+	 * endbr64 and bnd prefix with IBT) that holds getppid's address
+	 * once the call was made (its address is taken through dlsym: an
+	 * &getppid here would make the linker call through the GOT) */
+	CHECK(getppid() > 0);
+	const ObjSym *plt = NULL;
+	for (int i = 0; i < f->plt_entries.len; i++)
+		if (!strcmp(((ObjSym *)f->plt_entries.data[i])->name, "getppid"))
+			plt = f->plt_entries.data[i];
+	CHECK(plt != NULL && sym != NULL);
+	if (plt && sym) {
+		uint64_t bias = (uint64_t)(uintptr_t)&tapc_debuginfo_probe_me - sym->addr;
+		const unsigned char *stub = (const unsigned char *)(uintptr_t)(plt->addr + bias);
+		int at = -1;
+		for (int i = 0; i < 8 && at < 0; i++)
+			if (stub[i] == 0xff && stub[i + 1] == 0x25)
+				at = i;
+		CHECK(at >= 0);
+		if (at >= 0) {
+			int32_t disp;
+			memcpy(&disp, stub + at + 2, 4);
+			void *const *slot = (void *const *)(stub + at + 6 + disp);
+			CHECK(*slot == dlsym(RTLD_DEFAULT, "getppid"));
+		}
+	}
 
 	/* not an ELF file */
 	const ObjectFacts *t = object_facts("/proc/self/status");

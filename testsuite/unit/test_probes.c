@@ -314,7 +314,8 @@ static void test_dump(void)
 	CHECK(strstr(buf, "begin\n"));
 	CHECK(strstr(buf, "begin(number)\n"));
 	CHECK(strstr(buf, "kernel.function(string).return.maxactive(number)\n"));
-	CHECK(strstr(buf, "process(string).function(string).call  [not translatable]\n"));
+	CHECK(strstr(buf, "\nprocess(string).function(string).call\n"));
+	CHECK(strstr(buf, "process(string).function(string).callees(number)  [not translatable]\n"));
 	CHECK(strstr(buf, "timer.ms(number).randomize(number)\n"));
 	CHECK(strstr(buf, "procfs.read  [not translatable]\n"));
 	CHECK(strstr(buf, "kernel.trace(string)\n"));

@@ -197,6 +197,11 @@ typedef struct ObjectFacts {
 				 * (.symtab, or the debug file's; else
 				 * .dynsym) */
 	Vec segments;           /* ObjSegment *, in file order */
+	bool debug_info;        /* has DWARF (.debug_info), here or in the
+				 * separate debug file */
+	Vec plt_entries;        /* ObjSym *: each PLT entry (stub) by the
+				 * function it calls, in .rela.plt order;
+				 * addr is the stub's file address */
 } ObjectFacts;
 
 /* The facts of the object at path (read once; readable false when it is

@@ -83,8 +83,11 @@ static void finish_syms(Vec *syms)
 	syms->len = k;
 }
 
-/* Symbol names of the PLT relocations (.rela.plt / .rel.plt). */
-static void read_plt(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *plt)
+/* Symbol names of the PLT relocations (.rela.plt / .rel.plt), into plt;
+ * and into slots, one per relocation in order, the name or NULL (the
+ * n-th relocation is the n-th PLT entry). */
+static void read_plt(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *plt,
+		     Vec *slots)
 {
 	Elf_Scn *symscn = elf_getscn(elf, sh->sh_link);
 	GElf_Shdr symsh;
@@ -108,11 +111,41 @@ static void read_plt(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *plt)
 			symi = GELF_R_SYM(r.r_info);
 		}
 		GElf_Sym sym;
-		if (!symi || !gelf_getsym(syms, symi, &sym))
+		const char *name = NULL;
+		if (symi && gelf_getsym(syms, symi, &sym))
+			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+		name = name && *name ? intern(name) : NULL;
+		if (name)
+			vec_push(plt, (void *)name);
+		vec_push(slots, (void *)name);
+	}
+}
+
+/* Where each PLT entry is, on x86: with IBT (.plt.sec) entry n is the
+ * n-th 16-byte stub of .plt.sec; without, the (n+1)-th of .plt (the
+ * first is the resolver's).  Other machines: none are known. */
+static void place_plt(ObjectFacts *f, int machine, const Vec *slots,
+		      const GElf_Shdr *plt, const GElf_Shdr *plt_sec)
+{
+	if (machine != EM_X86_64 && machine != EM_386)
+		return;
+	uint64_t base, first;
+	const GElf_Shdr *sec = plt_sec && plt_sec->sh_size ? plt_sec : plt;
+	if (!sec || !sec->sh_size)
+		return;
+	base = sec->sh_addr;
+	first = sec == plt ? 16 : 0;
+	for (int i = 0; i < slots->len; i++) {
+		const char *name = slots->data[i];
+		uint64_t at = first + 16 * (uint64_t)i;
+		if (!name || at + 16 > sec->sh_size)
 			continue;
-		const char *name = elf_strptr(elf, symsh.sh_link, sym.st_name);
-		if (name && *name)
-			vec_push(plt, (void *)intern(name));
+		ObjSym *o = NEW(ObjSym);
+		o->name = name;
+		o->addr = base + at;
+		o->size = 16;
+		o->func = true;
+		vec_push(&f->plt_entries, o);
 	}
 }
 
@@ -240,9 +273,14 @@ const ObjectFacts *object_facts(const char *path)
 	if (elf && elf_kind(elf) == ELF_K_ELF) {
 		f->readable = true;
 		Vec funcs = { 0 }, plt = { 0 }, symtab = { 0 }, dynsym = { 0 };
+		Vec plt_slots = { 0 };
+		GElf_Shdr plt_sh = { 0 }, plt_sec_sh = { 0 };
 		GElf_Ehdr eh;
-		if (gelf_getehdr(elf, &eh))
+		int machine = EM_NONE;
+		if (gelf_getehdr(elf, &eh)) {
 			f->pie = eh.e_type == ET_DYN;
+			machine = eh.e_machine;
+		}
 		size_t nph = 0;
 		if (elf_getphdrnum(elf, &nph) != 0)
 			nph = 0;
@@ -274,7 +312,13 @@ const ObjectFacts *object_facts(const char *path)
 					     sh.sh_type == SHT_SYMTAB ? &symtab : &dynsym);
 			} else if ((sh.sh_type == SHT_RELA || sh.sh_type == SHT_REL) &&
 				   (!strcmp(sname, ".rela.plt") || !strcmp(sname, ".rel.plt"))) {
-				read_plt(elf, scn, &sh, &plt);
+				read_plt(elf, scn, &sh, &plt, &plt_slots);
+			} else if (sh.sh_type == SHT_PROGBITS && !strcmp(sname, ".plt")) {
+				plt_sh = sh;
+			} else if (sh.sh_type == SHT_PROGBITS && !strcmp(sname, ".plt.sec")) {
+				plt_sec_sh = sh;
+			} else if (!strcmp(sname, ".debug_info") && sh.sh_type != SHT_NOBITS) {
+				f->debug_info = true;
 			} else if (sh.sh_type == SHT_NOTE && !strcmp(sname, ".note.stapsdt")) {
 				read_sdt(elf, scn, &f->sdt);
 			} else if (sh.sh_type == SHT_NOTE && !strcmp(sname, ".note.gnu.build-id")) {
@@ -293,6 +337,7 @@ const ObjectFacts *object_facts(const char *path)
 				vec_push(&funcs, (void *)df->funcs.names[i]);
 			f->complete = true;
 			f->debug_file = df->path;
+			f->debug_info |= df->debug_info;
 			for (int i = 0; i < df->syms.len; i++)
 				vec_push(&f->syms, df->syms.data[i]);
 		} else if (!f->has_symtab) {
@@ -305,6 +350,7 @@ const ObjectFacts *object_facts(const char *path)
 		finish_syms(&f->syms);
 		namelist_finish(&f->funcs, &funcs);
 		namelist_finish(&f->plt, &plt);
+		place_plt(f, machine, &plt_slots, &plt_sh, &plt_sec_sh);
 	}
 	if (elf)
 		elf_end(elf);

@@ -10,6 +10,7 @@
  * argument counts ($arg1..$argN).
  */
 #include "process.h"
+#include "emit_glue.h"
 
 #include <string.h>
 
@@ -54,12 +55,52 @@ static int resolve_event(const ProbeFamily *fam, ProbePoint *pp,
 	return 1;
 }
 
+/* ---- where a probe goes (symbols only) ---- */
+
+/* A probe's file address must be code: in an executable PT_LOAD
+ * segment's file bytes (uprobes are placed by file offset). */
+static int check_code_address(const ObjectFacts *ef, ProbePointComp *at,
+			      uint64_t addr)
+{
+	for (int i = 0; i < ef->segments.len; i++) {
+		const ObjSegment *sg = ef->segments.data[i];
+		if (sg->exec && addr >= sg->vaddr && addr - sg->vaddr < sg->filesz)
+			return 0;
+	}
+	error_at(at->loc, _("address 0x%llx is not in an executable segment of %s"),
+		 (unsigned long long)addr, ef->path);
+	return -1;
+}
+
+static const ObjSym *plt_entry(const ObjectFacts *ef, const char *name)
+{
+	for (int i = 0; i < ef->plt_entries.len; i++) {
+		const ObjSym *o = ef->plt_entries.data[i];
+		if (o->name == name || !strcmp(o->name, name))
+			return o;
+	}
+	return NULL;
+}
+
+/* A function probe placed by its symbol: its arguments by the calling
+ * convention, and at a .return the return register. */
+static void add_register_vars(ResolvedPoint *rp)
+{
+	if (rp->is_return) {
+		rp_var(rp, "return", TY_LONG, NULL)->scalar = true;
+		return;
+	}
+	for (int i = 1; i <= 6; i++)
+		rp_var(rp, xsprintf("arg%d", i), TY_LONG, NULL)->scalar = true;
+}
+
 /* function("f"), statement("f@file:N"), plt("f"), mark("m") in one
  * object file (the program, or a library of it). */
 static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			     const char *object, ProcessData *proto, Vec *out)
 {
 	const ObjectFacts *ef = object_facts(object);
+	proto->object = object;
 	int ci = -1;
 	const char *kind = NULL;
 	for (int i = 1; i < pp->comps.len && !kind; i++) {
@@ -79,9 +120,18 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 		*d = *proto;
 		d->address = comp_is_str(kc) ? 0 : comp_num(kc);
 		d->name = comp_is_str(kc) ? comp_str(kc) : NULL;
+		if (!comp_is_str(kc)) {
+			if (check_code_address(ef, kc, d->address) < 0)
+				return -1;
+			d->pc = d->address;
+			d->sym = object_symbol_at(ef, d->pc);
+			if (d->sym && !d->sym->func)
+				d->sym = NULL;
+		}
 		ResolvedPoint *rp = rp_push(out, fam, pp);
 		rp->data = d;
-		rp->needs_debuginfo = !pp_has(pp, "absolute");
+		rp->needs_debuginfo = comp_is_str(kc) ||
+				      (!pp_has(pp, "absolute") && ef->debug_info);
 		return 1;
 	}
 
@@ -97,6 +147,13 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			ProcessData *d = NEW(ProcessData);
 			*d = *proto;
 			d->name = f;
+			d->sym = plt_entry(ef, f);
+			if (!d->sym) {
+				error_at(kc->loc, _("cannot find where the PLT entry of '%s' "
+						    "is in %s"), f, object);
+				return -1;
+			}
+			d->pc = d->sym->addr;
 			ResolvedPoint *rp = rp_push(out, fam, c);
 			rp->data = d;
 			/* $$name: the function the PLT entry leads to */
@@ -200,9 +257,20 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 		ProcessData *d = NEW(ProcessData);
 		*d = *proto;
 		d->name = f;
+		d->sym = object_symbol(ef, f);
+		if (d->sym) {
+			ProbePointComp *fc = c->comps.data[ci];
+			if (check_code_address(ef, fc, d->sym->addr) < 0)
+				return -1;
+			d->pc = d->sym->addr;
+		}
 		ResolvedPoint *rp = rp_push(out, fam, c);
 		rp->data = d;
-		rp->needs_debuginfo = true;
+		/* With DWARF the variables come from it; without, the
+		 * registers give $arg1..$arg6 and $return. */
+		rp->needs_debuginfo = ef->debug_info || !d->sym;
+		if (!rp->needs_debuginfo)
+			add_register_vars(rp);
 		total++;
 	}
 	return total;
@@ -331,18 +399,239 @@ static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
 	return total;
 }
 
+/* ---- pass 3 ----
+ *
+ * Every code probe (function, statement, plt, mark, in the program or a
+ * library) is a uprobe on its file at the instruction's file offset, a
+ * .return one a uretprobe on the function's entry: the table of
+ * runtime/families/uprobe.c.  The kernel places it in every process
+ * mapping the file, now and later, wherever the file is loaded, so no
+ * load bias is needed.  An SDT marker is one uprobe per site, with its
+ * semaphore's file offset as the reference counter.
+ *
+ * The callback enters the probe context with the user registers
+ * (c->regs and c->user_regs: the probe is in user mode); a marker's
+ * operands are read there, per site, into the argument struct the body
+ * gets as pdata.
+ */
+
+static bool is_event(const ResolvedPoint *rp)
+{
+	return is_event_point(rp->point);
+}
+
+static bool is_mark(const ResolvedPoint *rp)
+{
+	return pp_has(rp->point, "mark");
+}
+
+static int mark_nargs(const ProcessData *d)
+{
+	int n = 0;
+	for (int i = 0; i < d->sites.len; i++) {
+		const SdtNote *s = d->sites.data[i];
+		if (s->nargs > n)
+			n = s->nargs;
+	}
+	return n > d->sdt_args ? n : d->sdt_args;
+}
+
+/* Why pass 3 cannot place the point, or NULL. */
+static const char *unplaceable(const ResolvedPoint *rp)
+{
+	const ProcessData *d = rp->data;
+	if (is_event(rp))
+		return _("process lifetime and system call probes are not uprobes");
+	if (!d || !d->object)
+		return _("the file its code is in is not known");
+	if (is_mark(rp))
+		return _("SDT marker operands are not translated yet");
+	if (pp_has(rp->point, "callee") || pp_has(rp->point, "callees"))
+		return _(".callee and .callees need the caller's DWARF call sites");
+	if ((pp_has(rp->point, "inline") || pp_has(rp->point, "label")) && !d->difunc)
+		return _("it needs the object's DWARF debug information");
+	if (!d->difunc && !d->sym && !d->pc)
+		return _("it needs the object's DWARF debug information");
+	return NULL;
+}
+
+static bool emit_process_decls(Emitter *e, EmitProbe **probes, int n)
+{
+	bool ok = true;
+	for (int i = 0; i < n; i++) {
+		const ResolvedPoint *rp = probes[i]->rp;
+		const char *why = unplaceable(rp);
+		if (!why)
+			continue;
+		ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
+		error_at(up->loc, _("probe point '%s' cannot be translated: %s"),
+			 pp_text(rp->point), why);
+		ok = false;
+	}
+	if (!ok)
+		return false;
+	emit(e, "#include \"runtime/families/uprobe.c\"");
+	emit_blank(e);
+	for (int i = 0; i < n; i++) {
+		const ResolvedPoint *rp = probes[i]->rp;
+		int k = is_mark(rp) ? mark_nargs(rp->data) : 0;
+		if (k)
+			emit(e, "struct tap_sdt_%d { int64_t a[%d]; };", probes[i]->index, k);
+	}
+	emit_blank(e);
+	return true;
+}
+
+/* The file address where probe goes: the DWARF or symbol pc (a return
+ * probe: the function's entry). */
+static uint64_t probe_pc(const ResolvedPoint *rp)
+{
+	const ProcessData *d = rp->data;
+	if (rp->is_return && d->difunc)
+		return d->difunc->entry_pc;
+	if (rp->is_return && d->sym)
+		return d->sym->addr;
+	return d->pc;
+}
+
+static void emit_callback(Emitter *e, const EmitProbe *ep)
+{
+	const ResolvedPoint *rp = ep->rp;
+	const ProcessData *d = rp->data;
+	int k = is_mark(rp) ? mark_nargs(d) : 0;
+
+	emit(e, "static void tapu_%d(const struct _tap_uprobe *u, struct pt_regs *regs,",
+	     ep->index);
+	emit(e, "\t\t\tunsigned long func)");
+	emit(e, "{");
+	emit(e, "\tstruct tap_context *c;");
+	if (k)
+		emit(e, "\tstruct tap_sdt_%d args = { { 0 } };", ep->index);
+	emit_blank(e);
+	emit(e, "\t(void)u;");
+	emit(e, "\t(void)func;");
+	emit(e, "\tc = tap_context_enter(%s, TAP_STATE_RUNNING);", ep->pp);
+	emit(e, "\tif (!c)");
+	emit(e, "\t\treturn;");
+	emit_context_fill(e, "regs", rp->is_return ? "uretprobe" : "uprobe",
+			  rp->is_return);
+	emit(e, "\t%s(c, %s);", ep->body_fn, k ? "&args" : "NULL");
+	emit(e, "\ttap_context_exit(c);");
+	emit(e, "}");
+	emit_blank(e);
+}
+
+/* One table entry per site of probe ep (one for all but marks). */
+static void emit_entries(Emitter *e, const EmitProbe *ep)
+{
+	const ResolvedPoint *rp = ep->rp;
+	const ProcessData *d = rp->data;
+	const ObjectFacts *ef = object_facts(d->object);
+	int nsites = is_mark(rp) ? d->sites.len : 1;
+
+	for (int s = 0; s < nsites; s++) {
+		uint64_t pc = probe_pc(rp), sem = 0, off = 0, sem_off = 0;
+		if (is_mark(rp)) {
+			const SdtNote *n = d->sites.data[s];
+			pc = n->pc;
+			sem = n->semaphore;
+		}
+		if (!object_file_offset(ef, pc, &off))
+			BUG("process probe pc 0x%llx outside %s's segments",
+			    (unsigned long long)pc, d->object);
+		if (sem && !object_file_offset(ef, sem, &sem_off))
+			BUG("SDT semaphore 0x%llx outside %s's segments",
+			    (unsigned long long)sem, d->object);
+		emit(e, "\t{ .pp = %s, .path = %s,", ep->pp, c_string(d->object));
+		if (d->library && d->path)
+			emit(e, "\t  .exe = %s,", c_string(d->path));
+		emit(e, "\t  .offset = 0x%llx, .ref_ctr = 0x%llx, .pid = %lld,",
+		     (unsigned long long)off, (unsigned long long)sem_off,
+		     (long long)d->pid);
+		emit(e, "\t  .is_return = %s, .site = %d, .flags = %s, .fn = tapu_%d },",
+		     rp->is_return ? "true" : "false", s, emit_point_flags(rp),
+		     ep->index);
+	}
+}
+
+static bool emit_process_code(Emitter *e, EmitProbe **probes, int n,
+			      FamilyCode *out)
+{
+	for (int i = 0; i < n; i++)
+		emit_callback(e, probes[i]);
+	emit(e, "static struct _tap_uprobe _tap_uprobes[] = {");
+	for (int i = 0; i < n; i++)
+		emit_entries(e, probes[i]);
+	emit(e, "};");
+	emit_blank(e);
+	emit(e, "static int _tap_uprobes_start(void)");
+	emit(e, "{");
+	emit(e, "\treturn _tap_uprobes_register(_tap_uprobes, ARRAY_SIZE(_tap_uprobes));");
+	emit(e, "}");
+	emit_blank(e);
+	emit(e, "static void _tap_uprobes_stop(void)");
+	emit(e, "{");
+	emit(e, "\t_tap_uprobes_unregister(_tap_uprobes, ARRAY_SIZE(_tap_uprobes));");
+	emit(e, "}");
+	emit_blank(e);
+	out->start_fn = "_tap_uprobes_start";
+	out->stop_fn = "_tap_uprobes_stop";
+	return true;
+}
+
+/* The argument registers of the x86-64 calling convention. */
+static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
+
+static const char *process_ctx_expr(const EmitProbe *ep, const CtxVar *v,
+				    bool write)
+{
+	const ResolvedPoint *rp = ep->rp;
+	const ProcessData *d = rp->data;
+	if (write || !d)
+		return NULL;
+	if (!strcmp(v->name, "$name"))
+		return c_string(d->name ? d->name : "");
+	if (!strcmp(v->name, "$provider"))
+		return c_string(d->provider ? d->provider : "");
+	if (is_mark(rp)) {
+		int a;
+		if (sscanf(v->name, "arg%d", &a) == 1 && a >= 1 && a <= mark_nargs(d))
+			return xsprintf("(((struct tap_sdt_%d *)pdata)->a[%d])",
+					ep->index, a - 1);
+		return NULL;
+	}
+	if (d->difunc)
+		return NULL;    /* typed, from DWARF (target_expr.c) */
+	if (rp->is_return && !strcmp(v->name, "return"))
+		return "((int64_t)regs_return_value(c->regs))";
+	int a;
+	if (!rp->is_return && sscanf(v->name, "arg%d", &a) == 1 && a >= 1 && a <= 6)
+		return xsprintf("((int64_t)c->regs->%s)", arg_regs[a - 1]);
+	return NULL;
+}
+
 static const char *const process_shapes[] = {
-	"process(s|n?).{begin|end|thread.begin|thread.end|syscall|syscall.return"
-		"|insn|insn.block}",
-	"process(s|n?)[.library(s)].function(s)[.call|.inline|.label(s)|.return"
-		"|.callee(s)[.call|.return]|.callees(n?)]",
+	"process(s|n?)[.library(s)].function(s)[.call|.inline|.label(s)|.return]",
 	"process(s|n?)[.library(s)].statement(s)[.nearest]",
 	"process(s|n?).statement(n)[.absolute]",
 	"process(s|n?)[.library(s)].plt(s?)[.return]",
+	NULL
+};
+
+/* Accepted by pass 2, not translated: the lifetime events (no uprobes),
+ * the call sites of .callee(s), SDT markers until their operands are. */
+static const char *const process_untranslatable_shapes[] = {
+	"process(s|n?).{begin|end|thread.begin|thread.end|syscall|syscall.return"
+		"|insn|insn.block}",
+	"process(s|n?)[.library(s)].function(s).{callee(s)[.call|.return]|callees(n?)}",
 	"process(s|n?)[.library(s)][.provider(s)].mark(s)",
 	NULL
 };
 
 const ProbeFamily family_process = {
-	.name = "process", .shapes = process_shapes, .resolve = resolve_process,
+	.name = "process", .shapes = process_shapes,
+	.untranslatable_shapes = process_untranslatable_shapes,
+	.resolve = resolve_process,
+	.emit_decls = emit_process_decls, .emit_code = emit_process_code,
+	.ctx_expr = process_ctx_expr,
 };

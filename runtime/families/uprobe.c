@@ -1,0 +1,294 @@
+/*
+ * uprobe.c - process("PATH").function, .statement, .plt and .mark probes
+ * (and their .library forms): uprobes and uretprobes on a file's code.
+ *
+ * Pass 3 (translator/families/process.c) emits one table of struct
+ * _tap_uprobe: the probe point's text, the file's path, the file offset
+ * of the probed instruction, the file offset of an SDT marker's
+ * semaphore (the uprobe reference counter: the kernel raises it in every
+ * process while the probe is attached), whether it is a return probe,
+ * the process(PID) filter and the generated callback that enters the
+ * probe context and runs the body.
+ *
+ * A uprobe is attached to a file (inode and offset), not to a process:
+ * it fires in every process that maps the file, including those started
+ * later.  process(PID) and -c/-x narrow it: the consumer's filter keeps
+ * the breakpoint out of other processes where the kernel asks it, and the
+ * handler checks again (another consumer of the same address may have put
+ * the breakpoint there).
+ *
+ * Paths are looked up in the root of the loader (taprun), which may run
+ * in a chroot or container: the start work runs in a kernel worker whose
+ * root is init's.  Overlayfs maps a file's code from the real (lower or
+ * upper) inode, which is what uprobes match, hence d_real_inode().
+ */
+#ifndef TAP_FAMILIES_UPROBE_C
+#define TAP_FAMILIES_UPROBE_C
+
+#include "probe_common.h"
+
+#include <linux/fs.h>
+#include <linux/fs_struct.h>
+#include <linux/namei.h>
+#include <linux/path.h>
+#include <linux/dcache.h>
+#include <linux/pid.h>
+#include <linux/uprobes.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+
+struct _tap_uprobe;
+typedef void (*_tap_uprobe_fn)(const struct _tap_uprobe *u,
+			       struct pt_regs *regs, unsigned long func);
+
+struct _tap_uprobe {
+	struct uprobe_consumer uc;
+	const char *pp;
+	const char *path;		/* the file, as the loader sees it */
+	unsigned long offset;		/* of the probed instruction */
+	unsigned long ref_ctr;		/* of the SDT semaphore, or 0 */
+	pid_t pid;			/* process(PID), else 0 */
+	const char *exe;		/* .library probes: the program, else
+					 * NULL (any process) */
+	bool is_return;
+	int site;			/* an SDT marker's site (its operands) */
+	unsigned int flags;		/* TAP_PROBE_* */
+	_tap_uprobe_fn fn;
+	struct inode *inode;		/* held while registered */
+	struct inode *exe_inode, *exe_real;	/* exe's, held likewise */
+	void *handle;			/* tap_uprobe_register()'s */
+	bool registered;
+};
+
+/* Does mm run the program u->exe?  Its exe_file is the file exec opened:
+ * on overlayfs the overlay's inode, elsewhere the real one. */
+static bool _tap_mm_runs(const struct _tap_uprobe *u, struct mm_struct *mm)
+{
+	struct file *f;
+	bool yes;
+
+	if (!mm)
+		return false;
+	rcu_read_lock();
+	f = rcu_dereference(mm->exe_file);
+	yes = f && (file_inode(f) == u->exe_inode || file_inode(f) == u->exe_real);
+	rcu_read_unlock();
+	return yes;
+}
+
+/* Should a hit in task t run the probe?  process(PID) wants that
+ * process's threads, process("P").library("L") the processes running P,
+ * -c/-x the target's tree. */
+static bool _tap_uprobe_wanted(const struct _tap_uprobe *u,
+			       struct task_struct *t)
+{
+	if (u->pid && task_tgid_nr(t) != u->pid)
+		return false;
+	if (u->exe_inode && !_tap_mm_runs(u, t->mm))
+		return false;
+	if (READ_ONCE(tap_target_pid) > 0 && !tap_in_target_tree(t))
+		return false;
+	return true;
+}
+
+/* Does some wanted task use mm?  The kernel asks when it registers the
+ * probe (in every mm mapping the file), when a process maps the file and
+ * when a handler asks for removal.  When in doubt, yes: the handler
+ * checks again. */
+static bool _tap_uprobe_filter(TAP_UPROBE_FILTER_ARGS)
+{
+	struct _tap_uprobe *u = container_of(self, struct _tap_uprobe, uc);
+	struct task_struct *p;
+	bool found = false;
+
+	if (!u->pid && !u->exe_inode && READ_ONCE(tap_target_pid) <= 0)
+		return true;
+	if (current->mm == mm)
+		return _tap_uprobe_wanted(u, current);
+	rcu_read_lock();
+	for_each_process(p) {
+		if (p->mm == mm && _tap_uprobe_wanted(u, p)) {
+			found = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+static int _tap_uprobe_handler(struct uprobe_consumer *self,
+			       struct pt_regs *regs)
+{
+	struct _tap_uprobe *u = container_of(self, struct _tap_uprobe, uc);
+
+	if (_tap_uprobe_wanted(u, current))
+		u->fn(u, regs, 0);
+	return 0;
+}
+
+static int _tap_uretprobe_handler(struct uprobe_consumer *self,
+				  unsigned long func, struct pt_regs *regs)
+{
+	struct _tap_uprobe *u = container_of(self, struct _tap_uprobe, uc);
+
+	if (_tap_uprobe_wanted(u, current))
+		u->fn(u, regs, func);
+	return 0;
+}
+
+/* The loader's root (a chroot, a container), else ours. */
+static void _tap_loader_root(struct path *root)
+{
+	struct task_struct *t = NULL;
+
+	if (tap_loader_pid > 0) {
+		rcu_read_lock();
+		t = pid_task(find_pid_ns(tap_loader_pid, &init_pid_ns), PIDTYPE_PID);
+		if (t)
+			get_task_struct(t);
+		rcu_read_unlock();
+	}
+	if (t) {
+		task_lock(t);
+		if (t->fs) {
+			get_fs_root(t->fs, root);
+			task_unlock(t);
+			put_task_struct(t);
+			return;
+		}
+		task_unlock(t);
+		put_task_struct(t);
+	}
+	get_fs_root(current->fs, root);
+}
+
+/* The inode whose code processes map for path, held; or an ERR_PTR.
+ * With path_inode, also the inode of the path itself (held). */
+static struct inode *_tap_uprobe_inode(const struct path *root,
+				       const char *path, const char **why,
+				       struct inode **path_inode)
+{
+	struct path p;
+	struct inode *inode;
+	int ret;
+
+	ret = vfs_path_lookup(root->dentry, root->mnt, path, LOOKUP_FOLLOW, &p);
+	if (ret) {
+		*why = ret == -ENOENT ? "no such file in the loader's root" : NULL;
+		return ERR_PTR(ret);
+	}
+	inode = d_real_inode(p.dentry);
+	if (!inode || !S_ISREG(inode->i_mode)) {
+		path_put(&p);
+		*why = "not a regular file";
+		return ERR_PTR(-EINVAL);
+	}
+	inode = igrab(inode);
+	if (inode && path_inode) {
+		*path_inode = igrab(d_inode(p.dentry));
+		if (!*path_inode) {
+			iput(inode);
+			inode = NULL;
+		}
+	}
+	path_put(&p);
+	if (!inode) {
+		*why = "the file is being removed";
+		return ERR_PTR(-ENOENT);
+	}
+	return inode;
+}
+
+static __maybe_unused void _tap_uprobes_unregister(struct _tap_uprobe *u, int n)
+{
+	int i;
+	bool any = false;
+
+	for (i = 0; i < n; i++) {
+		if (!u[i].registered)
+			continue;
+		tap_uprobe_unregister(u[i].inode, u[i].offset, &u[i].uc,
+				      u[i].handle);
+		any = true;
+	}
+	if (any)
+		tap_uprobe_unregister_sync();
+	for (i = 0; i < n; i++) {
+		if (!u[i].registered)
+			continue;
+		iput(u[i].inode);
+		u[i].inode = NULL;
+		if (u[i].exe_inode) {
+			iput(u[i].exe_inode);
+			iput(u[i].exe_real);
+			u[i].exe_inode = u[i].exe_real = NULL;
+		}
+		u[i].handle = NULL;
+		u[i].registered = false;
+	}
+}
+
+static __maybe_unused int _tap_uprobes_register(struct _tap_uprobe *u, int n)
+{
+	struct path root;
+	int i, ret = 0;
+
+	_tap_loader_root(&root);
+	for (i = 0; i < n; i++) {
+		const char *why = NULL;
+		struct inode *inode;
+
+		if (u[i].is_return)
+			u[i].uc.ret_handler = _tap_uretprobe_handler;
+		else
+			u[i].uc.handler = _tap_uprobe_handler;
+		u[i].uc.filter = _tap_uprobe_filter;
+		if (u[i].exe) {
+			inode = _tap_uprobe_inode(&root, u[i].exe, &why,
+						  &u[i].exe_inode);
+			if (IS_ERR(inode)) {
+				ret = _tap_probe_failed(u[i].pp, u[i].flags,
+							PTR_ERR(inode), "uprobe",
+							why);
+				if (ret) {
+					_tap_uprobes_unregister(u, i);
+					break;
+				}
+				continue;
+			}
+			u[i].exe_real = inode;
+		}
+		inode = _tap_uprobe_inode(&root, u[i].path, &why, NULL);
+		if (IS_ERR(inode)) {
+			ret = PTR_ERR(inode);
+		} else {
+			ret = tap_uprobe_register(inode, u[i].offset, u[i].ref_ctr,
+						  &u[i].uc, &u[i].handle);
+			if (ret == 0) {
+				u[i].inode = inode;
+				u[i].registered = true;
+				continue;
+			}
+			if (ret == -EINVAL && u[i].offset >= i_size_read(inode))
+				why = "the offset is past the end of the file "
+				      "(was it rebuilt since?)";
+			iput(inode);
+		}
+		if (u[i].exe_inode) {
+			iput(u[i].exe_inode);
+			iput(u[i].exe_real);
+			u[i].exe_inode = u[i].exe_real = NULL;
+		}
+		ret = _tap_probe_failed(u[i].pp, u[i].flags, ret,
+					u[i].is_return ? "uretprobe" : "uprobe",
+					why);
+		if (ret) {
+			_tap_uprobes_unregister(u, i);
+			break;
+		}
+	}
+	path_put(&root);
+	return ret;
+}
+
+#endif /* TAP_FAMILIES_UPROBE_C */
