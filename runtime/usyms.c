@@ -20,6 +20,34 @@
  */
 #include "usyms.h"
 
+#include <linux/uprobes.h>
+
+/* The return address stored at slot: a uretprobe replaced the one a
+ * function's caller pushed with its trampoline and keeps the original in
+ * the task's return instances, by the stack slot it replaced.  Read
+ * fault-safely: the list is the task's own, but an interrupt may see it
+ * while the trampoline frees instances. */
+static unsigned long _tap_uret_orig(unsigned long slot, unsigned long ra)
+{
+#ifdef CONFIG_UPROBES
+	struct uprobe_task *ut = current->utask;
+	struct return_instance *ri = NULL, cur;
+	int guard = 0;
+
+	if (!ut || in_interrupt() ||
+	    tap_read_kernel(&ri, &ut->return_instances, sizeof(ri)))
+		return ra;
+	while (ri && guard++ < 64) {
+		if (tap_read_kernel(&cur, ri, sizeof(cur)))
+			break;
+		if (cur.stack == slot)
+			return cur.orig_ret_vaddr;
+		ri = cur.next;
+	}
+#endif
+	return ra;
+}
+
 #ifdef TAP_USYMS
 
 #include <linux/fs.h>
@@ -198,6 +226,16 @@ static bool _tap_uread(unsigned long addr, unsigned long *val)
 	       !tap_read_user(val, (const void __user *)addr, sizeof(*val));
 }
 
+/* A return address read from the stack at slot, through a uretprobe's
+ * trampoline to the real one. */
+static bool _tap_uread_ra(unsigned long slot, unsigned long *ra)
+{
+	if (!_tap_uread(slot, ra))
+		return false;
+	*ra = _tap_uret_orig(slot, *ra);
+	return true;
+}
+
 /*
  * The return addresses of the user stack whose registers are regs, the
  * probed pc first.  Each step finds the caller's pc, sp and rbp from the
@@ -236,14 +274,14 @@ int tap_uunwind(struct pt_regs *regs, unsigned long *pcs, int max)
 				cfa = bp + row->cfa_off;
 			else
 				cfa = sp + 8 + ((pc & 15) >= 11 ? 8 : 0);
-			if (!_tap_uread(cfa + row->ra_off, &ra))
+			if (!_tap_uread_ra(cfa + row->ra_off, &ra))
 				break;
 			if (row->rbp_off && !_tap_uread(cfa + row->rbp_off, &nbp))
 				break;
 		} else {
 			/* the frame pointer chain: [rbp] the caller's rbp,
 			 * [rbp + 8] the return address */
-			if (bp < sp || !_tap_uread(bp, &nbp) || !_tap_uread(bp + 8, &ra))
+			if (bp < sp || !_tap_uread(bp, &nbp) || !_tap_uread_ra(bp + 8, &ra))
 				break;
 			cfa = bp + 16;
 		}
@@ -304,7 +342,7 @@ int tap_uunwind(struct pt_regs *regs, unsigned long *pcs, int max)
 			break;
 		if (!frame[1])
 			break;
-		pcs[n++] = frame[1];
+		pcs[n++] = _tap_uret_orig(bp + 8, frame[1]);
 		if (frame[0] <= bp)	/* stacks grow down: callers are higher */
 			break;
 		sp = bp + 16;
