@@ -903,6 +903,9 @@ tapc_dist_files = \
 	testsuite/vm/usyms/knold.stp \
 	testsuite/vm/usyms/src/deep.c \
 	testsuite/vm/usyms/src/usy.c \
+	testsuite/vm/usyms/ubt.out \
+	testsuite/vm/usyms/ubt.sh \
+	testsuite/vm/usyms/ubt.stp \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
