@@ -901,7 +901,11 @@ tapc_dist_files = \
 	testsuite/vm/usyms/knold.out \
 	testsuite/vm/usyms/knold.sh \
 	testsuite/vm/usyms/knold.stp \
+	testsuite/vm/usyms/readers.out \
+	testsuite/vm/usyms/readers.sh \
+	testsuite/vm/usyms/readers.stp \
 	testsuite/vm/usyms/src/deep.c \
+	testsuite/vm/usyms/src/readers.c \
 	testsuite/vm/usyms/src/usy.c \
 	testsuite/vm/usyms/ubt.out \
 	testsuite/vm/usyms/ubt.sh \
