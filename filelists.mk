@@ -897,19 +897,19 @@ tapc_dist_files = \
 	testsuite/vm/usyms/hostfs \
 	testsuite/vm/usyms/kbt.out \
 	testsuite/vm/usyms/kbt.sh \
-	testsuite/vm/usyms/kbt.stp \
 	testsuite/vm/usyms/knold.out \
 	testsuite/vm/usyms/knold.sh \
-	testsuite/vm/usyms/knold.stp \
 	testsuite/vm/usyms/readers.out \
 	testsuite/vm/usyms/readers.sh \
-	testsuite/vm/usyms/readers.stp \
+	testsuite/vm/usyms/scripts/kbt.stp \
+	testsuite/vm/usyms/scripts/knold.stp \
+	testsuite/vm/usyms/scripts/readers.stp \
+	testsuite/vm/usyms/scripts/ubt.stp \
 	testsuite/vm/usyms/src/deep.c \
 	testsuite/vm/usyms/src/readers.c \
 	testsuite/vm/usyms/src/usy.c \
 	testsuite/vm/usyms/ubt.out \
 	testsuite/vm/usyms/ubt.sh \
-	testsuite/vm/usyms/ubt.stp \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \

@@ -1,4 +1,4 @@
-# The user stack of deep at its getppid system call (kbt.stp).  Masked:
+# The user stack of deep at its getppid system call (scripts/kbt.stp).  Masked:
 # addresses (ASLR), the output folder, and libc's frames (its symbols
 # vary between libc builds): the lines naming libc.so.6, and the brief
 # lines whose function is not one of deep's or libusy.so's.

@@ -1,4 +1,4 @@
-# Symbols of objects the module does not carry (knold.stp); addresses
+# Symbols of objects the module does not carry (scripts/knold.stp); addresses
 # (ASLR) and the output folder vary: masked.
 out=$(cat outdir)
 in-host ./taprun/taprun -c "$out/files/deep" "$out/usyms_knold.ko" >res 2>&1

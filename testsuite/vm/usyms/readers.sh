@@ -1,4 +1,4 @@
-# The user_* readers in a uprobe on readers' take() (readers.stp); the
+# The user_* readers in a uprobe on readers' take() (scripts/readers.stp); the
 # warnings are taprun's stderr.
 out=$(cat outdir)
 in-host ./taprun/taprun -c "$out/files/readers" "$out/usyms_readers.ko" >res 2>err

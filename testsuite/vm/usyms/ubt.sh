@@ -1,5 +1,5 @@
 # uprobes on deep's tail() (called back from libusy.so), on the library's
-# usy_getppid() and at c's return (ubt.stp).  Masked: addresses (ASLR),
+# usy_getppid() and at c's return (scripts/ubt.stp).  Masked: addresses (ASLR),
 # the output folder, and libc's frames (its symbols vary between builds).
 out=$(cat outdir)
 in-host ./taprun/taprun -c "$out/files/deep" "$out/usyms_ubt.ko" >res 2>&1
