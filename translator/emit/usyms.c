@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The script functions whose answers come from the symbol tables, and
@@ -68,7 +69,7 @@ static const char *absolute(const char *p)
 /* -d FILE names (with a '/': a user object; a bare name is a kernel
  * module, whose symbols come from the kernel's kallsyms).  A file that is
  * not an ELF object tapc can read is warned about once, as stap does. */
-static void add_dash_d(Vec *objs)
+static void add_dash_d(Vec *objs, bool warn)
 {
 	Vec warned = { 0 };
 	for (int i = 0; i < sess.debug_modules.len; i++) {
@@ -83,6 +84,8 @@ static void add_dash_d(Vec *objs)
 			continue;
 		}
 		free(real);
+		if (!warn)
+			continue;
 		const char *abs = intern(absolute(arg));
 		bool seen = false;
 		for (int j = 0; j < warned.len && !seen; j++)
@@ -200,7 +203,7 @@ static void emit_object(StrBuf *out, int idx, const char *path, bool unwind)
 		  rows.len);
 }
 
-Vec usyms_objects(Program *prog)
+Vec usyms_objects(Program *prog, bool warn)
 {
 	Vec objs = { 0 };
 	for (int i = 0; i < prog->probes.len; i++) {
@@ -209,7 +212,7 @@ Vec usyms_objects(Program *prog)
 		if (rp && rp->user_object)
 			add_object(&objs, rp->user_object);
 	}
-	add_dash_d(&objs);
+	add_dash_d(&objs, warn);
 	if (sess.ldd) {
 		int n = objs.len;
 		for (int i = 0; i < n; i++) {
@@ -233,7 +236,7 @@ void emit_usyms(Emitter *e, Program *prog)
 	bool syms = uses_any(prog, sym_users, sizeof sym_users / sizeof sym_users[0]);
 	bool unwind = uses_any(prog, unwind_users,
 			       sizeof unwind_users / sizeof unwind_users[0]);
-	Vec objs = usyms_objects(prog);
+	Vec objs = usyms_objects(prog, true);
 	if ((!syms && !unwind) || !objs.len)
 		return;
 	StrBuf *out = e->out;
@@ -246,4 +249,24 @@ void emit_usyms(Emitter *e, Program *prog)
 	for (int i = 0; i < objs.len; i++)
 		sb_printf(out, "\tTAP_UOBJ_%d,\n", i);
 	sb_puts(out, "};\n\n");
+}
+
+/* What the module cache's key needs of the user objects: --ldd, -d, and
+ * each object's identity (path, size, change time, inode), so a rebuilt
+ * program or library is translated again. */
+void usyms_cache_key(FILE *f, Program *prog)
+{
+	fprintf(f, "ldd %d\n", sess.ldd);
+	for (int i = 0; i < sess.debug_modules.len; i++)
+		fprintf(f, "d %s\n", (const char *)sess.debug_modules.data[i]);
+	Vec objs = usyms_objects(prog, false);
+	for (int i = 0; i < objs.len; i++) {
+		struct stat st;
+		const char *p = objs.data[i];
+		if (stat(p, &st) != 0)
+			continue;
+		fprintf(f, "uobj %s %lld %lld.%09ld %llu\n", p, (long long)st.st_size,
+			(long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec,
+			(unsigned long long)st.st_ino);
+	}
 }
