@@ -256,6 +256,8 @@ int tap_uunwind(struct pt_regs *regs, unsigned long *pcs, int max)
 	sp = regs->sp;
 	bp = regs->bp;
 	pcs[n++] = pc;
+	if (!user_64bit_mode(regs))
+		return n;	/* the rows and the frame layout are x86-64's */
 	locked = mm && !in_nmi() && !(current->flags & PF_KTHREAD) &&
 		 mmap_read_trylock(mm);
 	while (n < max) {
@@ -337,6 +339,8 @@ int tap_uunwind(struct pt_regs *regs, unsigned long *pcs, int max)
 	sp = regs->sp;
 	bp = regs->bp;
 	pcs[n++] = pc;
+	if (!user_64bit_mode(regs))
+		return n;
 	while (n < max && bp >= sp && !(bp & (sizeof(long) - 1))) {
 		if (tap_read_user(frame, (const void __user *)bp, sizeof(frame)))
 			break;
