@@ -105,11 +105,16 @@ tapc_dist_files = \
 	bench/di_query.c \
 	bench/front-end \
 	bench/runtime \
+	bench/uprobes \
 	bench/workloads/getppid_bench.c \
+	bench/workloads/upcall_bench.c \
 	configure.ac \
 	m4/.keep \
+	man/dtrace.1 \
 	man/tapc.1 \
 	man/taprun.8 \
+	probes/dtrace.c \
+	probes/sys/sdt.h \
 	scripts/demo.stp \
 	scripts/install-deps.sh \
 	scripts/run-in-vm \
@@ -515,6 +520,7 @@ tapc_dist_files = \
 	testsuite/run-nocrash \
 	testsuite/run-translate \
 	testsuite/run-unit \
+	testsuite/run-usdt \
 	testsuite/run-vm \
 	testsuite/run-vm-6.12 \
 	testsuite/run/abort_warn.err \
@@ -865,6 +871,9 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/before_start.stp \
 	testsuite/vm/uprobes/build-modules \
 	testsuite/vm/uprobes/caselib \
+	testsuite/vm/uprobes/entry.out \
+	testsuite/vm/uprobes/entry.sh \
+	testsuite/vm/uprobes/entry.stp \
 	testsuite/vm/uprobes/fn_sym.out \
 	testsuite/vm/uprobes/fn_sym.sh \
 	testsuite/vm/uprobes/fn_sym.stp \
@@ -893,6 +902,17 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/unload.out \
 	testsuite/vm/uprobes/unload.sh \
 	testsuite/vm/uprobes/unload.stp \
+	testsuite/vm/usdt/build-modules \
+	testsuite/vm/usdt/hostfs \
+	testsuite/vm/usdt/kit_marks.out \
+	testsuite/vm/usdt/kit_marks.sh \
+	testsuite/vm/usdt/kit_marks.stp \
+	testsuite/vm/usdt/python_entry.out \
+	testsuite/vm/usdt/python_entry.sh \
+	testsuite/vm/usdt/python_entry.stp \
+	testsuite/vm/usdt/src/kitprog.c \
+	testsuite/vm/usdt/src/kitprog.d \
+	testsuite/vm/usdt/src/pyfuncs.py \
 	testsuite/vm/usyms/build-modules \
 	testsuite/vm/usyms/hostfs \
 	testsuite/vm/usyms/kbt.out \
@@ -948,6 +968,7 @@ tapc_dist_files = \
 	translator/emit/location.c \
 	translator/emit/module.c \
 	translator/emit/printer.c \
+	translator/emit/sdt.c \
 	translator/emit/stmt.c \
 	translator/emit/target_expr.c \
 	translator/emit/usyms.c \

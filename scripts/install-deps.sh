@@ -14,7 +14,10 @@
 #   --test   --vm, plus clang for the fuzz target, the 6.12 kernel (image
 #            and headers) the vm-6.12 group runs every case in, the kernels'
 #            debug packages (linux-image-RELEASE-dbg: the real System.map
-#            and DWARF; the suite passes with and without them)
+#            and DWARF; the suite passes with and without them), and for
+#            the usdt group and the SDT VM cases: bpftrace, SystemTap (stap
+#            -L and its dtrace/sdt.h, systemtap-sdt-dev) and python3.11
+#            (its markers)
 #   --bench  --vm, plus time and hyperfine
 set -eu
 
@@ -29,13 +32,14 @@ vm=
 for a in "$@"; do
 	case "$a" in
 	--vm) vm=1 ;;
-	--test) vm=1; pkgs+=(clang libclang-rt-14-dev)
+	--test) vm=1; pkgs+=(clang libclang-rt-14-dev bpftrace systemtap
+			     systemtap-sdt-dev python3.11-minimal)
 		optional+=(linux-headers-6.12.107+deb12-amd64
 			   linux-image-6.12.107+deb12-amd64
 			   linux-image-6.1.0-56-amd64-dbg
 			   linux-image-6.12.107+deb12-amd64-dbg) ;;
 	--bench) vm=1; pkgs+=(time hyperfine) ;;
-	-h|--help) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "install-deps.sh: unknown option $a" >&2; exit 2 ;;
 	esac
 done

@@ -149,6 +149,11 @@ static void check_target(Checker *ck, Node *n, bool written)
 	}
 	if (cv) {
 		n->type = cv->type;
+		if (cv->unreadable) {
+			error_at(n->loc, _("cannot read '$%s' in probe '%s': %s"), name,
+				 probe_text(sc), cv->unreadable);
+			return;
+		}
 		if ((n->comps.len || n->addressof) && cv->scalar) {
 			error_at(n->loc, _("'$%s' is a plain %s: it cannot be dereferenced, "
 					   "indexed or have its address taken"), name,

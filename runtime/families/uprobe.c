@@ -38,8 +38,37 @@
 #include <linux/sched/signal.h>
 
 struct _tap_uprobe;
+/* The body's callback: pdata for the body (a return probe's @entry
+ * values, else NULL). */
 typedef void (*_tap_uprobe_fn)(const struct _tap_uprobe *u,
-			       struct pt_regs *regs, unsigned long func);
+			       struct pt_regs *regs, unsigned long func,
+			       void *pdata);
+/* A return probe's @entry saver, at the entry: writes the values into
+ * data; false when it could not (the return then runs no body). */
+typedef bool (*_tap_uprobe_entry_fn)(const struct _tap_uprobe *u,
+				     struct pt_regs *regs, void *data);
+
+/*
+ * The @entry values of the calls in flight, for one return probe: a slot
+ * per call, keyed by the task and its stack pointer at the entry (at the
+ * return it is 8 more: the return address was popped).  A call that
+ * never returns (longjmp, exit) leaves its slot behind; a new entry in
+ * the same task reclaims the slots of frames below its own stack
+ * pointer, which are gone.  With every slot busy an entry is skipped
+ * (counted), and so is its return.
+ */
+#define TAP_UPROBE_ENTRY_SLOTS 256
+
+struct _tap_uentry_slot {
+	struct task_struct *task;	/* NULL: free */
+	unsigned long sp;
+};
+
+struct _tap_uentry {
+	spinlock_t lock;
+	size_t size;			/* of one slot with its data */
+	char *slots;
+};
 
 struct _tap_uprobe {
 	struct uprobe_consumer uc;
@@ -54,6 +83,9 @@ struct _tap_uprobe {
 	int site;			/* an SDT marker's site (its operands) */
 	unsigned int flags;		/* TAP_PROBE_* */
 	_tap_uprobe_fn fn;
+	_tap_uprobe_entry_fn entry_fn;	/* return probes using @entry */
+	size_t entry_size;		/* sizeof its values */
+	struct _tap_uentry *entry;	/* allocated while registered */
 	struct inode *inode;		/* held while registered */
 	struct inode *exe_inode, *exe_real;	/* exe's, held likewise */
 	void *handle;			/* tap_uprobe_register()'s */
@@ -116,13 +148,88 @@ static bool _tap_uprobe_filter(TAP_UPROBE_FILTER_ARGS)
 	return found;
 }
 
+static inline struct _tap_uentry_slot *_tap_uentry_at(struct _tap_uentry *e,
+							int i)
+{
+	return (struct _tap_uentry_slot *)(e->slots + (size_t)i * e->size);
+}
+
+static void *_tap_uentry_data(struct _tap_uentry_slot *s)
+{
+	return (char *)s + ALIGN(sizeof(*s), 16);
+}
+
+/* A slot for an entry at sp in current, or NULL. */
+static struct _tap_uentry_slot *_tap_uentry_get(struct _tap_uentry *e,
+						unsigned long sp)
+{
+	struct _tap_uentry_slot *s, *got = NULL;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&e->lock, flags);
+	for (i = 0; i < TAP_UPROBE_ENTRY_SLOTS; i++) {
+		s = _tap_uentry_at(e, i);
+		if (s->task == current && s->sp <= sp)
+			s->task = NULL;         /* a frame that is gone */
+		if (!s->task && !got)
+			got = s;
+	}
+	if (got) {
+		got->task = current;
+		got->sp = sp;
+	}
+	spin_unlock_irqrestore(&e->lock, flags);
+	return got;
+}
+
+/* The slot of the call returning now (sp after the return), or NULL. */
+static struct _tap_uentry_slot *_tap_uentry_find(struct _tap_uentry *e,
+						 unsigned long sp)
+{
+	struct _tap_uentry_slot *s, *found = NULL;
+	unsigned long flags;
+	int i;
+
+	spin_lock_irqsave(&e->lock, flags);
+	for (i = 0; i < TAP_UPROBE_ENTRY_SLOTS && !found; i++) {
+		s = _tap_uentry_at(e, i);
+		if (s->task == current && s->sp + sizeof(long) == sp)
+			found = s;
+	}
+	spin_unlock_irqrestore(&e->lock, flags);
+	return found;
+}
+
+static void _tap_uentry_put(struct _tap_uentry *e, struct _tap_uentry_slot *s)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&e->lock, flags);
+	s->task = NULL;
+	spin_unlock_irqrestore(&e->lock, flags);
+}
+
 static int _tap_uprobe_handler(struct uprobe_consumer *self,
 			       struct pt_regs *regs)
 {
 	struct _tap_uprobe *u = container_of(self, struct _tap_uprobe, uc);
+	struct _tap_uentry_slot *s;
 
-	if (_tap_uprobe_wanted(u, current))
-		u->fn(u, regs, 0);
+	if (!_tap_uprobe_wanted(u, current))
+		return 0;
+	if (!u->is_return) {
+		u->fn(u, regs, 0, NULL);
+		return 0;
+	}
+	/* the entry of a return probe with @entry: save the values */
+	s = _tap_uentry_get(u->entry, user_stack_pointer(regs));
+	if (!s) {
+		tap_count_skip(TAP_SKIP_KRETPROBE);
+		return 0;
+	}
+	if (!u->entry_fn(u, regs, _tap_uentry_data(s)))
+		_tap_uentry_put(u->entry, s);
 	return 0;
 }
 
@@ -130,9 +237,49 @@ static int _tap_uretprobe_handler(struct uprobe_consumer *self,
 				  unsigned long func, struct pt_regs *regs)
 {
 	struct _tap_uprobe *u = container_of(self, struct _tap_uprobe, uc);
+	struct _tap_uentry_slot *s;
 
-	if (_tap_uprobe_wanted(u, current))
-		u->fn(u, regs, func);
+	if (!_tap_uprobe_wanted(u, current))
+		return 0;
+	if (!u->entry_fn) {
+		u->fn(u, regs, func, NULL);
+		return 0;
+	}
+	s = _tap_uentry_find(u->entry, user_stack_pointer(regs));
+	if (!s)
+		return 0;       /* its entry was skipped or failed */
+	u->fn(u, regs, func, _tap_uentry_data(s));
+	_tap_uentry_put(u->entry, s);
+	return 0;
+}
+
+static void _tap_uentry_free(struct _tap_uprobe *u)
+{
+	if (!u->entry)
+		return;
+	tap_free(u->entry->slots);
+	tap_free(u->entry);
+	u->entry = NULL;
+}
+
+static int _tap_uentry_alloc(struct _tap_uprobe *u)
+{
+	struct _tap_uentry *e;
+
+	if (!u->entry_fn)
+		return 0;
+	e = tap_alloc(sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	spin_lock_init(&e->lock);
+	e->size = ALIGN(ALIGN(sizeof(struct _tap_uentry_slot), 16) + u->entry_size, 16);
+	e->slots = tap_alloc(e->size * TAP_UPROBE_ENTRY_SLOTS);
+	if (!e->slots) {
+		tap_free(e);
+		return -ENOMEM;
+	}
+	memset(e->slots, 0, e->size * TAP_UPROBE_ENTRY_SLOTS);
+	u->entry = e;
 	return 0;
 }
 
@@ -218,6 +365,7 @@ static __maybe_unused void _tap_uprobes_unregister(struct _tap_uprobe *u, int n)
 			continue;
 		iput(u[i].inode);
 		u[i].inode = NULL;
+		_tap_uentry_free(&u[i]);
 		if (u[i].exe_inode) {
 			iput(u[i].exe_inode);
 			iput(u[i].exe_real);
@@ -240,8 +388,13 @@ static __maybe_unused int _tap_uprobes_register(struct _tap_uprobe *u, int n)
 
 		if (u[i].is_return)
 			u[i].uc.ret_handler = _tap_uretprobe_handler;
-		else
+		if (!u[i].is_return || u[i].entry_fn)
 			u[i].uc.handler = _tap_uprobe_handler;
+		ret = _tap_uentry_alloc(&u[i]);
+		if (ret) {
+			_tap_uprobes_unregister(u, i);
+			break;
+		}
 		u[i].uc.filter = _tap_uprobe_filter;
 		if (u[i].exe) {
 			inode = _tap_uprobe_inode(&root, u[i].exe, &why,
@@ -250,6 +403,7 @@ static __maybe_unused int _tap_uprobes_register(struct _tap_uprobe *u, int n)
 				ret = _tap_probe_failed(u[i].pp, u[i].flags,
 							PTR_ERR(inode), "uprobe",
 							why);
+				_tap_uentry_free(&u[i]);
 				if (ret) {
 					_tap_uprobes_unregister(u, i);
 					break;
@@ -279,6 +433,7 @@ static __maybe_unused int _tap_uprobes_register(struct _tap_uprobe *u, int n)
 			iput(u[i].exe_real);
 			u[i].exe_inode = u[i].exe_real = NULL;
 		}
+		_tap_uentry_free(&u[i]);
 		ret = _tap_probe_failed(u[i].pp, u[i].flags, ret,
 					u[i].is_return ? "uretprobe" : "uprobe",
 					why);

@@ -142,8 +142,14 @@ typedef struct SdtArg {
 				 * %ah..%dh, else 0) */
 	int index, scale;       /* MEM: index register (DWARF, -1 none), scale */
 	int64_t value;          /* MEM: displacement; CONST: the value */
-	const char *symbol;     /* MEM: a symbol in the displacement
-				 * ("foo" of "foo+8(%rip)"), or NULL */
+	const char *symbol;     /* MEM, CONST: a symbol in the displacement
+				 * ("foo" of "foo+8(%rip)"), or NULL.  elf.c
+				 * resolves it: reg is then 16 and value the
+				 * distance from the marker's pc to foo+8, so
+				 * the run-time address is the marker's
+				 * run-time address (regs->ip at the uprobe)
+				 * plus value, wherever the object is loaded
+				 * (a CONST with reg 16 is that address) */
 } SdtArg;
 
 /* An SDT marker of .note.stapsdt. */

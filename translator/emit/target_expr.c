@@ -340,12 +340,15 @@ Val ex_target_vars(Body *b, Node *n)
 	for (int i = 0; i < rp->ctx_vars.len; i++) {
 		CtxVar *cv = vec_get(&rp->ctx_vars, i);
 		bool is_ret = !strcmp(cv->name, "return");
-		if (cv->write_only || want_locals || is_ret != want_return)
+		/* "$name" is $$name, no variable of the code */
+		if (cv->write_only || want_locals || is_ret != want_return ||
+		    cv->name[0] == '$')
 			continue;
 		const char *x = family_ctx_expr(b->ep, cv, false);
 		if (!x)
 			continue;
-		fmt_item_lit(&items, xsprintf("%s%s=", items.len ? " " : "", cv->name));
+		fmt_item_lit(&items, xsprintf("%s%s=", items.len ? " " : "",
+					      cv->parms_name ? cv->parms_name : cv->name));
 		Node *fake = node_new(N_NUMBER, n->loc);
 		fake->type = cv->type;
 		Val *v = NEW(Val);

@@ -25,6 +25,11 @@ typedef struct CtxVar {
 	bool write_only;        /* may not be read (procfs read $value) */
 	bool scalar;            /* no ->member or [index] on it */
 	bool guru_only;         /* usable only with -g (netfilter $verdict) */
+	const char *unreadable; /* why it cannot be read at this point (a use
+				 * is an error saying so), or NULL */
+	const char *parms_name; /* how $$parms/$$vars name it, when not
+				 * "NAME" (SDT marks: "$arg1", as stap), or
+				 * NULL */
 } CtxVar;
 
 /* One concrete probe a point resolved to. */

@@ -55,6 +55,51 @@ static int resolve_event(const ProbeFamily *fam, ProbePoint *pp,
 	return 1;
 }
 
+/* Every site of the marker first (a provider:name may be used at several
+ * places, each with its own pc, semaphore and operands): $arg1..$argN are
+ * those every site has. */
+static void resolve_mark_sites(const ObjectFacts *ef, const SdtNote *first,
+			       ProcessData *d)
+{
+	d->sdt_args = first->nargs;
+	for (int i = 0; i < ef->sdt.len; i++) {
+		SdtNote *o = ef->sdt.data[i];
+		if (o->provider != first->provider || o->name != first->name)
+			continue;
+		vec_push(&d->sites, o);
+		if (o->nargs < d->sdt_args)
+			d->sdt_args = o->nargs;
+	}
+}
+
+/* $arg1..$argN of a marker (as stap, $$parms and $$vars print them as
+ * "$arg1=0x.."; an operand that did not parse makes them an error where
+ * the script reads them), and $$name and $$provider, the parts of its
+ * name.  -L lists the arguments only, as stap does. */
+static void add_mark_vars(ResolvedPoint *rp, const ProcessData *d)
+{
+	const SdtNote *bad = NULL;
+	for (int i = 0; i < d->sites.len && !bad; i++) {
+		const SdtNote *o = d->sites.data[i];
+		if (o->args_error)
+			bad = o;
+	}
+	rp->has_list_vars = true;
+	for (int a = 1; a <= d->sdt_args; a++) {
+		CtxVar *cv = rp_var(rp, xsprintf("arg%d", a), TY_LONG, NULL);
+		cv->scalar = true;
+		cv->parms_name = xsprintf("$arg%d", a);
+		if (bad)
+			cv->unreadable = xsprintf(_("the marker's operands at 0x%llx in %s "
+						    "cannot be read: %s"),
+						  (unsigned long long)bad->pc, d->object,
+						  bad->args_error);
+		vec_push(&rp->list_vars, (void *)xsprintf(" $arg%d:long", a));
+	}
+	rp_var(rp, "$name", TY_STRING, NULL)->scalar = true;
+	rp_var(rp, "$provider", TY_STRING, NULL)->scalar = true;
+}
+
 /* ---- where a probe goes (symbols only) ---- */
 
 /* A probe's file address must be code: in an executable PT_LOAD
@@ -80,6 +125,28 @@ static const ObjSym *plt_entry(const ObjectFacts *ef, const char *name)
 			return o;
 	}
 	return NULL;
+}
+
+/* Each site of a marker must be placeable: its pc code and its
+ * semaphore in the file's bytes (the uprobe reference counter is a file
+ * offset). */
+static int check_sites(const ObjectFacts *ef, ProbePointComp *at,
+		       const ProcessData *d)
+{
+	for (int i = 0; i < d->sites.len; i++) {
+		const SdtNote *o = d->sites.data[i];
+		if (check_code_address(ef, at, o->pc) < 0)
+			return -1;
+		uint64_t off;
+		if (o->semaphore && !object_file_offset(ef, o->semaphore, &off)) {
+			error_at(at->loc, _("the semaphore of marker %s:%s (0x%llx) is "
+					    "not in the file's bytes of %s"),
+				 o->provider, o->name,
+				 (unsigned long long)o->semaphore, ef->path);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /* A function probe placed by its symbol: its arguments by the calling
@@ -189,14 +256,13 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			*d = *proto;
 			d->name = s->name;
 			d->provider = s->provider;
-			d->sdt_args = s->nargs;
+			d->object = object;
+			resolve_mark_sites(ef, s, d);
+			if (check_sites(ef, kc, d) < 0)
+				return -1;
 			ResolvedPoint *rp = rp_push(out, fam, c);
 			rp->data = d;
-			for (int a = 1; a <= s->nargs; a++)
-				rp_var(rp, xsprintf("arg%d", a), TY_LONG, "long");
-			/* $$name and $$provider: the parts of the marker's name */
-			rp_var(rp, "$name", TY_STRING, NULL)->scalar = true;
-			rp_var(rp, "$provider", TY_STRING, NULL)->scalar = true;
+			add_mark_vars(rp, d);
 			total++;
 		}
 		return total;
@@ -425,17 +491,6 @@ static bool is_mark(const ResolvedPoint *rp)
 	return pp_has(rp->point, "mark");
 }
 
-static int mark_nargs(const ProcessData *d)
-{
-	int n = 0;
-	for (int i = 0; i < d->sites.len; i++) {
-		const SdtNote *s = d->sites.data[i];
-		if (s->nargs > n)
-			n = s->nargs;
-	}
-	return n > d->sdt_args ? n : d->sdt_args;
-}
-
 /* Why pass 3 cannot place the point, or NULL. */
 static const char *unplaceable(const ResolvedPoint *rp)
 {
@@ -445,7 +500,7 @@ static const char *unplaceable(const ResolvedPoint *rp)
 	if (!d || !d->object)
 		return _("the file its code is in is not known");
 	if (is_mark(rp))
-		return _("SDT marker operands are not translated yet");
+		return d->sites.len ? NULL : _("the marker's sites are not known");
 	if (pp_has(rp->point, "callee") || pp_has(rp->point, "callees"))
 		return _(".callee and .callees need the caller's DWARF call sites");
 	if ((pp_has(rp->point, "inline") || pp_has(rp->point, "label")) && !d->difunc)
@@ -464,20 +519,13 @@ static bool emit_process_decls(Emitter *e, EmitProbe **probes, int n)
 		if (!why)
 			continue;
 		ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
-		error_at(up->loc, _("probe point '%s' cannot be translated: %s"),
+		error_at(up->loc, _("probe point '%s' cannot be translated yet: %s"),
 			 pp_text(rp->point), why);
 		ok = false;
 	}
 	if (!ok)
 		return false;
 	emit(e, "#include \"runtime/families/uprobe.c\"");
-	emit_blank(e);
-	for (int i = 0; i < n; i++) {
-		const ResolvedPoint *rp = probes[i]->rp;
-		int k = is_mark(rp) ? mark_nargs(rp->data) : 0;
-		if (k)
-			emit(e, "struct tap_sdt_%d { int64_t a[%d]; };", probes[i]->index, k);
-	}
 	emit_blank(e);
 	return true;
 }
@@ -497,32 +545,56 @@ static uint64_t probe_pc(const ResolvedPoint *rp)
 static void emit_callback(Emitter *e, const EmitProbe *ep)
 {
 	const ResolvedPoint *rp = ep->rp;
-	const ProcessData *d = rp->data;
-	int k = is_mark(rp) ? mark_nargs(d) : 0;
 
+	if (ep->entry_fn) {
+		/* the entry of a return probe using @entry: the values go
+		 * into the call's slot (runtime/families/uprobe.c) */
+		emit(e, "static bool tapue_%d(const struct _tap_uprobe *u, struct pt_regs *regs,",
+		     ep->index);
+		emit(e, "\t\t\t void *data)");
+		emit(e, "{");
+		emit(e, "\tstruct tap_context *c;");
+		emit(e, "\tbool ok;");
+		emit_blank(e);
+		emit(e, "\t(void)u;");
+		emit(e, "\tc = tap_context_enter(%s, TAP_STATE_RUNNING);", ep->pp);
+		emit(e, "\tif (!c)");
+		emit(e, "\t\treturn false;");
+		emit_context_fill(e, "regs", "uretprobe", false);
+		emit(e, "\t%s(c, data);", ep->entry_fn);
+		emit(e, "\tok = c->last_error == NULL;");
+		emit(e, "\ttap_context_exit(c);");
+		emit(e, "\treturn ok;");
+		emit(e, "}");
+		emit_blank(e);
+	}
 	emit(e, "static void tapu_%d(const struct _tap_uprobe *u, struct pt_regs *regs,",
 	     ep->index);
-	emit(e, "\t\t\tunsigned long func)");
+	emit(e, "\t\t\tunsigned long func, void *pdata)");
 	emit(e, "{");
 	emit(e, "\tstruct tap_context *c;");
-	if (k)
-		emit(e, "\tstruct tap_sdt_%d args = { { 0 } };", ep->index);
 	emit_blank(e);
 	emit(e, "\t(void)u;");
 	emit(e, "\t(void)func;");
+	emit(e, "\t(void)pdata;");
 	emit(e, "\tc = tap_context_enter(%s, TAP_STATE_RUNNING);", ep->pp);
 	emit(e, "\tif (!c)");
 	emit(e, "\t\treturn;");
 	emit_context_fill(e, "regs", rp->is_return ? "uretprobe" : "uprobe",
 			  rp->is_return);
-	emit(e, "\t%s(c, %s);", ep->body_fn, k ? "&args" : "NULL");
+	/* a marker's operands are read where the body reads them (a fault
+	 * in one it does not use must not stop it): pdata is the table
+	 * entry, which says which site this is */
+	emit(e, "\t%s(c, %s);", ep->body_fn,
+	     is_mark(rp) ? "(void *)u" : ep->entry_fn ? "pdata" : "NULL");
 	emit(e, "\ttap_context_exit(c);");
 	emit(e, "}");
 	emit_blank(e);
 }
 
-/* One table entry per site of probe ep (one for all but marks). */
-static void emit_entries(Emitter *e, const EmitProbe *ep)
+/* One table entry per site of probe ep (one for all but marks); false
+ * after an error (a pc pass 2 left outside the file's bytes). */
+static bool emit_entries(Emitter *e, const EmitProbe *ep)
 {
 	const ResolvedPoint *rp = ep->rp;
 	const ProcessData *d = rp->data;
@@ -536,22 +608,30 @@ static void emit_entries(Emitter *e, const EmitProbe *ep)
 			pc = n->pc;
 			sem = n->semaphore;
 		}
-		if (!object_file_offset(ef, pc, &off))
-			BUG("process probe pc 0x%llx outside %s's segments",
-			    (unsigned long long)pc, d->object);
-		if (sem && !object_file_offset(ef, sem, &sem_off))
-			BUG("SDT semaphore 0x%llx outside %s's segments",
-			    (unsigned long long)sem, d->object);
+		if (!object_file_offset(ef, pc, &off) ||
+		    (sem && !object_file_offset(ef, sem, &sem_off))) {
+			ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
+			error_at(up->loc, _("probe point '%s': address 0x%llx is not in "
+					    "the file's bytes of %s"), pp_text(rp->point),
+				 (unsigned long long)(sem && object_file_offset(ef, pc, &off)
+						      ? sem : pc), d->object);
+			return false;
+		}
 		emit(e, "\t{ .pp = %s, .path = %s,", ep->pp, c_string(d->object));
 		if (d->library && d->path)
 			emit(e, "\t  .exe = %s,", c_string(d->path));
 		emit(e, "\t  .offset = 0x%llx, .ref_ctr = 0x%llx, .pid = %lld,",
 		     (unsigned long long)off, (unsigned long long)sem_off,
 		     (long long)d->pid);
-		emit(e, "\t  .is_return = %s, .site = %d, .flags = %s, .fn = tapu_%d },",
+		emit(e, "\t  .is_return = %s, .site = %d, .flags = %s, .fn = tapu_%d,",
 		     rp->is_return ? "true" : "false", s, emit_point_flags(rp),
 		     ep->index);
+		if (ep->entry_fn)
+			emit(e, "\t  .entry_fn = tapue_%d, .entry_size = sizeof(%s),",
+			     ep->index, ep->entry_type);
+		emit(e, "\t},");
 	}
+	return true;
 }
 
 static bool emit_process_code(Emitter *e, EmitProbe **probes, int n,
@@ -561,7 +641,8 @@ static bool emit_process_code(Emitter *e, EmitProbe **probes, int n,
 		emit_callback(e, probes[i]);
 	emit(e, "static struct _tap_uprobe _tap_uprobes[] = {");
 	for (int i = 0; i < n; i++)
-		emit_entries(e, probes[i]);
+		if (!emit_entries(e, probes[i]))
+			return false;
 	emit(e, "};");
 	emit_blank(e);
 	emit(e, "static int _tap_uprobes_start(void)");
@@ -577,6 +658,33 @@ static bool emit_process_code(Emitter *e, EmitProbe **probes, int n,
 	out->start_fn = "_tap_uprobes_start";
 	out->stop_fn = "_tap_uprobes_stop";
 	return true;
+}
+
+/* $argN of a marker: the operand of the site the hit is at (the table
+ * entry, pdata, says which), each site's own; NULL when a site's
+ * operands did not parse (pass 2 refused a read of them; $$parms leaves
+ * them out). */
+static const char *mark_arg_expr(const ProcessData *d, int a)
+{
+	StrBuf b = { 0 };
+	sb_puts(&b, "({ int64_t __tap_arg = 0; "
+		"switch (((const struct _tap_uprobe *)pdata)->site) { ");
+	for (int i = 0; i < d->sites.len; i++) {
+		const SdtNote *s = d->sites.data[i];
+		if (s->args_error || s->argv.len < a)
+			return NULL;
+		sb_printf(&b, "case %d: __tap_arg = %s; break; ", i,
+			  sdt_arg_expr(s->argv.data[a - 1], "c->regs"));
+	}
+	sb_puts(&b, "} __tap_arg; })");
+	return sb_cstr(&b);
+}
+
+/* A .return probe's @entry values are saved by the same uprobe at the
+ * function's entry, per call (runtime/families/uprobe.c). */
+static bool process_supports_entry(const ResolvedPoint *rp)
+{
+	return rp->is_return && !is_event(rp);
 }
 
 /* The argument registers of the x86-64 calling convention. */
@@ -595,9 +703,8 @@ static const char *process_ctx_expr(const EmitProbe *ep, const CtxVar *v,
 		return c_string(d->provider ? d->provider : "");
 	if (is_mark(rp)) {
 		int a;
-		if (sscanf(v->name, "arg%d", &a) == 1 && a >= 1 && a <= mark_nargs(d))
-			return xsprintf("(((struct tap_sdt_%d *)pdata)->a[%d])",
-					ep->index, a - 1);
+		if (sscanf(v->name, "arg%d", &a) == 1 && a >= 1 && a <= d->sdt_args)
+			return mark_arg_expr(d, a);
 		return NULL;
 	}
 	if (d->difunc)
@@ -615,16 +722,16 @@ static const char *const process_shapes[] = {
 	"process(s|n?)[.library(s)].statement(s)[.nearest]",
 	"process(s|n?).statement(n)[.absolute]",
 	"process(s|n?)[.library(s)].plt(s?)[.return]",
+	"process(s|n?)[.library(s)][.provider(s)].mark(s)",
 	NULL
 };
 
 /* Accepted by pass 2, not translated: the lifetime events (no uprobes),
- * the call sites of .callee(s), SDT markers until their operands are. */
+ * the call sites of .callee(s). */
 static const char *const process_untranslatable_shapes[] = {
 	"process(s|n?).{begin|end|thread.begin|thread.end|syscall|syscall.return"
 		"|insn|insn.block}",
 	"process(s|n?)[.library(s)].function(s).{callee(s)[.call|.return]|callees(n?)}",
-	"process(s|n?)[.library(s)][.provider(s)].mark(s)",
 	NULL
 };
 
@@ -634,4 +741,5 @@ const ProbeFamily family_process = {
 	.resolve = resolve_process,
 	.emit_decls = emit_process_decls, .emit_code = emit_process_code,
 	.ctx_expr = process_ctx_expr,
+	.supports_entry = process_supports_entry,
 };

@@ -1,5 +1,6 @@
 /* uptest N [MS]: calls square(i) and, through the PLT, getppid() N
- * times, MS milliseconds apart (default 0), then prints what it summed.
+ * times, MS milliseconds apart (default 0), then sum_squares(N) and
+ * tri(N) (recursive) and prints what it summed.
  * With UPTEST_GO=FILE in the environment it first waits (up to 20 s)
  * until FILE exists, so a case can start it before the probes and let
  * it go after.  The uprobes suite probes it (testsuite/vm/uprobes/). */
@@ -22,6 +23,20 @@ __attribute__((noinline)) long sum_squares(int n)
 		s += square(i);
 	return s;
 }
+
+/* recursive: n + (n - 1) + ... + 0; each level its own return */
+__attribute__((noinline)) long tri(int n)
+{
+	long r;
+
+	if (n <= 0)
+		return 0;
+	r = tri(n - 1);
+	__asm__ volatile("" : "+r"(r));   /* no turning it into a loop */
+	return n + r;
+}
+
+volatile long uptest_sink;
 
 int main(int argc, char **argv)
 {
@@ -46,6 +61,7 @@ int main(int argc, char **argv)
 		if (ms)
 			nanosleep(&ts, NULL);
 	}
+	uptest_sink = tri(n);
 	printf("uptest: %d calls, total %ld, sum_squares %ld\n", n, total,
 	       sum_squares(n));
 	return 0;
