@@ -43,7 +43,7 @@ struct tap_uobj {
 	const char *path;		/* canonical: what umodname prints */
 	const struct tap_useg *segs;
 	unsigned int nsegs;
-	const struct tap_usym *syms;	/* functions, by address */
+	const struct tap_usym *syms;	/* functions and data, by address */
 	unsigned int nsyms;
 	const char *strs;
 	const struct tap_urow *rows;	/* by pc */

@@ -1,7 +1,7 @@
 /* test_usyms.c - unit tests for what a module carries of a user object
  * (debuginfo/uobjects.c, emit/usyms.c): the unwind rows of an object
  * whose CFI is written out in assembly (so the rows are known exactly,
- * whatever gcc's code generation), its functions one name per address,
+ * whatever gcc's code generation), its symbols one name per address,
  * and the --ldd closure of a program and two libraries, all built with
  * gcc at test time.
  */
@@ -20,7 +20,8 @@ Session sess;  /* options.c is not linked here */
 
 /* f1: push rbp; rbp as the CFA register; leave; ret.  f2: a stack frame
  * of 40 bytes through rsp.  f3 calls ext() through the PLT.  alias and
- * f2 are one address (alias is local, f2 global; f2 is named). */
+ * f2 are one address (alias is local, f2 global; f2 is named), as are
+ * the data object fobj and f3 (the function is named); dvar is data. */
 static const char obj_s[] =
 	"	.text\n"
 	"	.globl f1\n"
@@ -55,11 +56,21 @@ static const char obj_s[] =
 	"	.size alias, .-alias\n"
 	"	.globl f3\n"
 	"	.type f3, @function\n"
+	"	.globl fobj\n"
+	"	.type fobj, @object\n"
+	"fobj:\n"
 	"f3:\n"
 	"	.cfi_startproc\n"
 	"	jmp ext@PLT\n"
 	"	.cfi_endproc\n"
 	"	.size f3, .-f3\n"
+	"	.size fobj, 1\n"
+	"	.data\n"
+	"	.globl dvar\n"
+	"	.type dvar, @object\n"
+	"dvar:\n"
+	"	.quad 42\n"
+	"	.size dvar, 8\n"
 	"	.section .note.GNU-stack,\"\",@progbits\n";
 
 static const char *dir;
@@ -139,19 +150,25 @@ static void test_rows(void)
 		      p->rbp_off != q->rbp_off || p->ra_off != q->ra_off);
 	}
 
-	/* one name per address: f2 (global) over alias (local) */
-	Vec fns = usyms_functions(f);
-	int at_f2 = 0;
+	/* one name per address: f2 (global) over alias (local), f3 (a
+	 * function) over fobj (data); data objects are there too */
+	Vec fns = usyms_symbols(f);
+	int at_f2 = 0, at_f3 = 0, dvar = 0;
 	for (int i = 0; i < fns.len; i++) {
 		const ObjSym *s = fns.data[i];
 		if (s->addr == f2->addr) {
 			at_f2++;
 			CHECK(!strcmp(s->name, "f2"));
 		}
+		if (s->addr == f3->addr) {
+			at_f3++;
+			CHECK(!strcmp(s->name, "f3"));
+		}
+		dvar += !strcmp(s->name, "dvar");
 		if (i)
 			CHECK(((const ObjSym *)fns.data[i - 1])->addr < s->addr);
 	}
-	CHECK(at_f2 == 1);
+	CHECK(at_f2 == 1 && at_f3 == 1 && dvar == 1);
 
 	/* not an ELF file: no rows */
 	CHECK(object_unwind_rows(xsprintf("%s/obj.s", dir)).len == 0);

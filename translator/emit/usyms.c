@@ -4,8 +4,8 @@
  *
  * The objects are those stap carries: every object a process probe is in
  * (the program, or the library of a .library probe), every -d FILE, and
- * with --ldd the libraries those need.  Each object gets its function
- * symbols (one name per address), its PT_LOAD segments (to take a mapped
+ * with --ldd the libraries those need.  Each object gets its function and
+ * data symbols (one name per address), its PT_LOAD segments (to take a mapped
  * file offset back to a file address) and, when the script walks user
  * stacks, its .eh_frame reduced to unwind rows.  A module whose script
  * asks nothing of user symbols carries nothing: the answers would be the
@@ -97,11 +97,14 @@ static void add_dash_d(Vec *objs, bool warn)
 	}
 }
 
-/* One name per address: a global symbol before a local one, then the
- * name with fewer leading underscores (malloc before __libc_malloc),
- * then the first in name order. */
+/* One name per address: a function before a data object, a global
+ * symbol before a local one, then the name with fewer leading
+ * underscores (malloc before __libc_malloc), then the first in name
+ * order. */
 static bool better_name(const ObjSym *a, const ObjSym *b)
 {
+	if (a->func != b->func)
+		return a->func;
 	if (a->global != b->global)
 		return a->global;
 	size_t ua = strspn(a->name, "_"), ub = strspn(b->name, "_");
@@ -110,13 +113,15 @@ static bool better_name(const ObjSym *a, const ObjSym *b)
 	return strcmp(a->name, b->name) < 0;
 }
 
-/* The functions of f, one per address, in address order. */
-Vec usyms_functions(const ObjectFacts *f)
+/* The functions and data objects of f, one per address, in address
+ * order: stap's table, where a symbol's size is the distance to the next
+ * one. */
+Vec usyms_symbols(const ObjectFacts *f)
 {
 	Vec out = { 0 };
 	for (int i = 0; i < f->syms.len; i++) {
 		ObjSym *s = f->syms.data[i];
-		if (!s->func || !s->addr)
+		if (!s->addr)
 			continue;
 		if (out.len) {
 			ObjSym *last = out.data[out.len - 1];
@@ -146,7 +151,7 @@ static void put_c_bytes(StrBuf *sb, const char *s)
 static void emit_object(StrBuf *out, int idx, const char *path, bool unwind)
 {
 	const ObjectFacts *f = object_facts(path);
-	Vec syms = usyms_functions(f);
+	Vec syms = usyms_symbols(f);
 
 	sb_printf(out, "static const struct tap_useg tap_useg_%d[] = {\n", idx);
 	for (int i = 0; i < f->segments.len; i++) {
