@@ -919,14 +919,18 @@ tapc_dist_files = \
 	testsuite/vm/usyms/kbt.sh \
 	testsuite/vm/usyms/knold.out \
 	testsuite/vm/usyms/knold.sh \
+	testsuite/vm/usyms/prof.out \
+	testsuite/vm/usyms/prof.sh \
 	testsuite/vm/usyms/readers.out \
 	testsuite/vm/usyms/readers.sh \
 	testsuite/vm/usyms/scripts/kbt.stp \
 	testsuite/vm/usyms/scripts/knold.stp \
+	testsuite/vm/usyms/scripts/prof.stp \
 	testsuite/vm/usyms/scripts/readers.stp \
 	testsuite/vm/usyms/scripts/ubt.stp \
 	testsuite/vm/usyms/src/deep.c \
 	testsuite/vm/usyms/src/readers.c \
+	testsuite/vm/usyms/src/spin.c \
 	testsuite/vm/usyms/src/usy.c \
 	testsuite/vm/usyms/ubt.out \
 	testsuite/vm/usyms/ubt.sh \
