@@ -902,6 +902,9 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/unload.out \
 	testsuite/vm/uprobes/unload.sh \
 	testsuite/vm/uprobes/unload.stp \
+	testsuite/vm/uprobes/unload_busy.out \
+	testsuite/vm/uprobes/unload_busy.sh \
+	testsuite/vm/uprobes/unload_busy.stp \
 	testsuite/vm/usdt/build-modules \
 	testsuite/vm/usdt/hostfs \
 	testsuite/vm/usdt/kit_marks.out \

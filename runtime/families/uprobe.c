@@ -135,8 +135,10 @@ static bool _tap_uprobe_filter(TAP_UPROBE_FILTER_ARGS)
 
 	if (!u->pid && !u->exe_inode && READ_ONCE(tap_target_pid) <= 0)
 		return true;
-	if (current->mm == mm)
-		return _tap_uprobe_wanted(u, current);
+	if (current->mm == mm && _tap_uprobe_wanted(u, current))
+		return true;
+	/* another process may share mm (a vfork child runs in its
+	 * parent's): any wanted one keeps the breakpoint */
 	rcu_read_lock();
 	for_each_process(p) {
 		if (p->mm == mm && _tap_uprobe_wanted(u, p)) {
@@ -216,8 +218,10 @@ static int _tap_uprobe_handler(struct uprobe_consumer *self,
 	struct _tap_uprobe *u = container_of(self, struct _tap_uprobe, uc);
 	struct _tap_uentry_slot *s;
 
+	/* not for this process: the kernel may take the breakpoint out of
+	 * its memory (when every consumer's filter agrees) */
 	if (!_tap_uprobe_wanted(u, current))
-		return 0;
+		return UPROBE_HANDLER_REMOVE;
 	if (!u->is_return) {
 		u->fn(u, regs, 0, NULL);
 		return 0;

@@ -481,9 +481,12 @@ static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
  * gets as pdata.
  */
 
-static bool is_event(const ResolvedPoint *rp)
+/* A point on code (function, statement, plt, mark), not a process
+ * event. */
+static bool is_code_point(const ResolvedPoint *rp)
 {
-	return is_event_point(rp->point);
+	return pp_has(rp->point, "function") || pp_has(rp->point, "statement") ||
+	       pp_has(rp->point, "plt") || pp_has(rp->point, "mark");
 }
 
 static bool is_mark(const ResolvedPoint *rp)
@@ -495,7 +498,7 @@ static bool is_mark(const ResolvedPoint *rp)
 static const char *unplaceable(const ResolvedPoint *rp)
 {
 	const ProcessData *d = rp->data;
-	if (is_event(rp))
+	if (!is_code_point(rp))
 		return _("process lifetime and system call probes are not uprobes");
 	if (!d || !d->object)
 		return _("the file its code is in is not known");
@@ -684,7 +687,7 @@ static const char *mark_arg_expr(const ProcessData *d, int a)
  * function's entry, per call (runtime/families/uprobe.c). */
 static bool process_supports_entry(const ResolvedPoint *rp)
 {
-	return rp->is_return && !is_event(rp);
+	return rp->is_return && is_code_point(rp);
 }
 
 /* The argument registers of the x86-64 calling convention. */
