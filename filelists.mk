@@ -44,6 +44,8 @@ tapc_data_files = \
 	runtime/transport.c \
 	runtime/transport.h \
 	runtime/transport_ring.c \
+	runtime/usyms.c \
+	runtime/usyms.h \
 	tapsets/ansi.stp \
 	tapsets/args.stp \
 	tapsets/atomic.stp \
@@ -98,10 +100,6 @@ tapc_data_files = \
 tapc_dist_files = \
 	.ci/run \
 	HACKING.md \
-	HACKING.md \
-	HACKING.md \
-	Makefile.am \
-	Makefile.am \
 	Makefile.am \
 	README.md \
 	bench/all \
@@ -792,6 +790,7 @@ tapc_dist_files = \
 	testsuite/unit/test_pretty.c \
 	testsuite/unit/test_probes.c \
 	testsuite/unit/test_udwarf.c \
+	testsuite/unit/test_usyms.c \
 	testsuite/unit/test_util.c \
 	testsuite/vm/init \
 	testsuite/vm/mkinitramfs \
@@ -986,6 +985,27 @@ tapc_dist_files = \
 	testsuite/vm/usdt/src/kitprog.d \
 	testsuite/vm/usdt/src/pyfuncs.py \
 	testsuite/vm/usdt/src/throws.cc \
+	testsuite/vm/usyms/build-modules \
+	testsuite/vm/usyms/hostfs \
+	testsuite/vm/usyms/kbt.out \
+	testsuite/vm/usyms/kbt.sh \
+	testsuite/vm/usyms/knold.out \
+	testsuite/vm/usyms/knold.sh \
+	testsuite/vm/usyms/prof.out \
+	testsuite/vm/usyms/prof.sh \
+	testsuite/vm/usyms/readers.out \
+	testsuite/vm/usyms/readers.sh \
+	testsuite/vm/usyms/scripts/kbt.stp \
+	testsuite/vm/usyms/scripts/knold.stp \
+	testsuite/vm/usyms/scripts/prof.stp \
+	testsuite/vm/usyms/scripts/readers.stp \
+	testsuite/vm/usyms/scripts/ubt.stp \
+	testsuite/vm/usyms/src/deep.c \
+	testsuite/vm/usyms/src/readers.c \
+	testsuite/vm/usyms/src/spin.c \
+	testsuite/vm/usyms/src/usy.c \
+	testsuite/vm/usyms/ubt.out \
+	testsuite/vm/usyms/ubt.sh \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
@@ -1012,6 +1032,7 @@ tapc_dist_files = \
 	translator/debuginfo/programs.c \
 	translator/debuginfo/symbols.c \
 	translator/debuginfo/tracepoints.c \
+	translator/debuginfo/uobjects.c \
 	translator/derive.c \
 	translator/diag.c \
 	translator/driver.h \
@@ -1027,6 +1048,7 @@ tapc_dist_files = \
 	translator/emit/sdt.c \
 	translator/emit/stmt.c \
 	translator/emit/target_expr.c \
+	translator/emit/usyms.c \
 	translator/families/begin_end.c \
 	translator/families/dipoints.c \
 	translator/families/dipoints.h \

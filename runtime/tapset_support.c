@@ -187,24 +187,8 @@ int tap_modname(unsigned long addr, char *buf, size_t len)
 	return 0;
 }
 
-#ifndef TAP_USER_SYMTAB
-int tap_usymname(unsigned long addr, char *buf, size_t len)
-{
-	snprintf(buf, len, "0x%lx", addr);
-	return -ENOENT;
-}
-
-int tap_usymdata(unsigned long addr, char *buf, size_t len)
-{
-	return tap_usymname(addr, buf, len);
-}
-
-int tap_umodname(unsigned long addr, char *buf, size_t len)
-{
-	strscpy(buf, "<unknown>", len);
-	return -ENOENT;
-}
-#endif
+/* user symbols and the user unwinder: the tables pass 3 embedded */
+#include "usyms.c"
 
 /* ---- stacks ---- */
 
@@ -246,33 +230,12 @@ static int _tap_kernel_backtrace(struct tap_context *c, unsigned long *pcs,
 	}
 }
 
-/*
- * User stacks are followed through the frame-pointer chain: exact for
- * code built with frame pointers, just the probed address otherwise
- * (there is no user unwinder for modules).
- */
+/* User stacks: the CFI rows of the objects the module carries, else the
+ * frame-pointer chain (usyms.c). */
 static int _tap_user_backtrace(struct tap_context *c, unsigned long *pcs,
 			       int max)
 {
-	struct pt_regs *regs = c->user_regs;
-	unsigned long fp, frame[2];
-	int n = 0;
-
-	if (!regs || max <= 0)
-		return 0;
-	pcs[n++] = instruction_pointer(regs);
-	fp = regs->bp;
-	while (n < max && fp && !(fp & (sizeof(long) - 1))) {
-		if (tap_read_user(frame, (const void __user *)fp, sizeof(frame)))
-			break;
-		if (!frame[1])
-			break;
-		pcs[n++] = frame[1];
-		if (frame[0] <= fp)	/* stacks grow down: callers are higher */
-			break;
-		fp = frame[0];
-	}
-	return n;
+	return tap_uunwind(c->user_regs, pcs, max);
 }
 
 int tap_backtrace(bool user, unsigned long *pcs, int max)

@@ -31,12 +31,35 @@ int tap_symname(unsigned long addr, char *buf, size_t len);
 int tap_symdata(unsigned long addr, char *buf, size_t len);
 int tap_modname(unsigned long addr, char *buf, size_t len);
 
-/* User symbols: the uprobes runtime provides these when it embeds symbol
- * tables (it defines TAP_USER_SYMTAB first); without, every address
- * is unknown. */
+/* User symbols of the current task, from the tables of the objects the
+ * module carries (usyms.c): 0, or -ENOENT for an address in no carried
+ * object (then "0x%016lx" / "<unknown>"). */
 int tap_usymname(unsigned long addr, char *buf, size_t len);
 int tap_usymdata(unsigned long addr, char *buf, size_t len);
 int tap_umodname(unsigned long addr, char *buf, size_t len);
+/* One user address in one of stap's symbol formats (flags below): the
+ * length written. */
+#define TAP_USYM_SYMBOL		0x001	/* the name */
+#define TAP_USYM_MODULE		0x002	/* [the object's path] */
+#define TAP_USYM_OFFSET		0x004	/* +0xOFF */
+#define TAP_USYM_SIZE		0x008	/* /0xSIZE (with OFFSET) */
+#define TAP_USYM_HEX		0x010	/* "0x%016lx : " before the name */
+#define TAP_USYM_PRE_SPACE	0x020
+#define TAP_USYM_NEWLINE	0x040
+#define TAP_USYM_POST_SPACE	0x080	/* instead of the newline */
+#define TAP_USYM_BASENAME	0x100	/* the object's file name only */
+#define TAP_USYM_DATA	(TAP_USYM_SYMBOL | TAP_USYM_MODULE | TAP_USYM_OFFSET | TAP_USYM_SIZE)
+#define TAP_USYM_FULL	(TAP_USYM_DATA | TAP_USYM_HEX | TAP_USYM_PRE_SPACE | TAP_USYM_NEWLINE)
+#define TAP_USYM_SIMPLE	(TAP_USYM_SYMBOL | TAP_USYM_MODULE | TAP_USYM_BASENAME | \
+			 TAP_USYM_OFFSET | TAP_USYM_NEWLINE)
+#define TAP_USYM_BRIEF	(TAP_USYM_SYMBOL | TAP_USYM_OFFSET | TAP_USYM_NEWLINE)
+#define TAP_USYM_NONE	TAP_USYM_POST_SPACE	/* "0x%016lx " */
+int tap_usym_format(char *buf, size_t len, unsigned long addr, int flags);
+/* Hold (release) the carried objects' inodes: the session's start (stop). */
+int tap_usyms_start(void);
+void tap_usyms_stop(void);
+/* The user stack of regs, the pc first: how many return addresses. */
+int tap_uunwind(struct pt_regs *regs, unsigned long *pcs, int max);
 
 /* Stacks: the number of return addresses written to pcs. */
 int tap_backtrace(bool user, unsigned long *pcs, int max);

@@ -325,6 +325,7 @@ const char *program_cache_key(Program *prog)
 		fprintf(f, "modinfo %s\n", (char *)vec_get(&sess.modinfo, i));
 	for (int i = 0; i < sess.make_vars.len; i++)
 		fprintf(f, "B %s\n", (char *)vec_get(&sess.make_vars, i));
+	usyms_cache_key(f, prog);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;

@@ -457,9 +457,11 @@ void parse_options(int argc, char **argv)
 			 * and unwinder, which cover every loaded module: what
 			 * stap adds the modules' data for is always there */
 			break;
+		case OPT_LDD:
+			sess.ldd = true;
+			break;
 		case OPT_CHECK_VERSION:
 		case OPT_POISON_CACHE:
-		case OPT_LDD:
 		case OPT_SUPPRESS_TIME_LIMITS:
 		case OPT_NO_GLOBAL_VAR_DISPLAY:
 		case OPT_SYSROOT:
@@ -535,7 +537,5 @@ void parse_options(int argc, char **argv)
 		exit(0);
 	}
 	check_tmpdir();
-	if (sess.debug_modules.len)
-		not_effective("-d");
 }
 

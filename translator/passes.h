@@ -28,6 +28,10 @@ void dump_probe_types(FILE *out);
 void dump_probe_aliases(FILE *out);
 void dump_functions(FILE *out);
 
+/* pass 3 (emit/usyms.c): what the module cache's key needs of the user
+ * objects the module carries (-d, --ldd, each object's identity). */
+void usyms_cache_key(FILE *out, Program *prog);
+
 /* target.c: facts of the target kernel.  False (after an error) when -r
  * names a release with nothing installed for it, or a folder that is not
  * a prepared build tree. */

@@ -195,6 +195,8 @@ typedef struct Session {
 	Vec globals_init;            /* -G (Define *) */
 	Vec modinfo;                 /* --modinfo (const char *) */
 	Vec debug_modules;           /* -d */
+	bool ldd;                    /* --ldd: the -d and probed objects'
+				      * shared libraries too */
 
 	/* run */
 	bool bulk;                   /* -b */

@@ -226,6 +226,38 @@ const ObjSym *object_symbol(const ObjectFacts *f, const char *name);
  * NULL. */
 const ObjSym *object_symbol_at(const ObjectFacts *f, uint64_t addr);
 
+/* ---- user-space objects: what the module carries (uobjects.c) ---- */
+
+/* The shared libraries the object at path needs, directly or through
+ * others (DT_NEEDED, found in its run path and the loader's folders), and
+ * its interpreter: canonical paths, each once, path itself left out.  What
+ * --ldd adds. */
+Vec object_needed(const char *path);
+
+/* One row of an object's unwind table: from pc (a file address) up to
+ * the next row's pc, how to find the caller's frame on x86-64. */
+typedef enum UnwindKind {
+	UNW_NONE,               /* no CFI here: follow the frame pointer */
+	UNW_SP,                 /* CFA = rsp + cfa_off */
+	UNW_BP,                 /* CFA = rbp + cfa_off */
+	UNW_PLT,                /* a PLT entry: CFA = rsp + 8, + 8 past its push */
+	UNW_OUTERMOST,          /* the return address is undefined (_start) */
+} UnwindKind;
+
+typedef struct UnwindRow {
+	uint64_t pc;
+	int32_t cfa_off;
+	int16_t rbp_off;        /* the caller's rbp is at CFA + rbp_off; 0: rbp
+				 * is unchanged */
+	int8_t ra_off;          /* the return address is at CFA + ra_off */
+	uint8_t kind;           /* UnwindKind */
+} UnwindRow;
+
+/* The object's .eh_frame as UnwindRow *, sorted by pc (consecutive rows
+ * with the same rule merged; gaps between FDEs are UNW_NONE rows).  Empty
+ * without .eh_frame_hdr or CFI. */
+Vec object_unwind_rows(const char *path);
+
 /* ---- the shape of DWARF and BTF answers ----
  *
  * The readers (libdwfl for DWARF: kernel, modules and, later, user

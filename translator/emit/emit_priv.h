@@ -91,6 +91,13 @@ typedef struct Val {
 /* ---- printer.c ---- */
 Mark emit_mark(Emitter *e);
 void emit_insert(Emitter *e, Mark m, const char *line);
+
+/* usyms.c: the user objects the module carries (probed objects, -d,
+ * --ldd; readable ELF files only, warning about -d files that are not),
+ * an object's symbols one per address, and their tables as C. */
+Vec usyms_objects(Program *prog, bool warn);
+Vec usyms_symbols(const ObjectFacts *f);
+void emit_usyms(Emitter *e, Program *prog);
 void emit_line_reset(Emitter *e);
 
 /* ---- module.c ---- */

@@ -920,6 +920,7 @@ static void write_start_stop(Unit *u)
 	emit(e, "tap_globals_free();");
 	emit(e, "return rc;");
 	emit_close(e, "}");
+	emit(e, "tap_usyms_start();");
 	emit(e, "tap_run_begin();");
 	emit(e, "/* exit() or an error in a begin probe: nothing to register */");
 	emit(e, "if (tap_session_state() != TAP_STATE_STARTING)");
@@ -937,6 +938,7 @@ static void write_start_stop(Unit *u)
 	if (ng) {
 		sb_puts(e->out, "fail: __attribute__((unused));\n");
 		emit(e, "tap_families_stop();");
+		emit(e, "tap_usyms_stop();");
 		emit(e, "tap_contexts_free();");
 		emit(e, "tap_globals_free();");
 		emit(e, "return rc;");
@@ -951,6 +953,7 @@ static void write_start_stop(Unit *u)
 	emit(e, "\ttap_run_error();");
 	emit(e, "else");
 	emit(e, "\ttap_run_end();");
+	emit(e, "tap_usyms_stop();");
 	emit(e, "tap_contexts_free();");
 	emit(e, "tap_globals_free();");
 	emit_close(e, "}");
@@ -1490,6 +1493,7 @@ static void write_file(Unit *u, StrBuf *fam_decls, StrBuf *file)
 	sb_putn(file, code.data, code.len);
 	emit_line_reset(e);
 
+	emit_usyms(e, u->prog);
 	emit(e, "/* ---- the session ---- */");
 	write_global_setup(u);
 	write_runner(u, "tap_run_begin", &u->begins, "TAP_STATE_STARTING", "begin", false);

@@ -47,6 +47,10 @@ typedef struct ResolvedPoint {
 	const char *program;    /* the program the probe is bound to (a
 				 * process probe, a perf .process), or NULL
 				 * for any */
+	const char *user_object; /* the user-space file the probe's code is in
+				  * (a process probe's program or library):
+				  * the module carries its symbols and unwind
+				  * rows (emit/usyms.c), or NULL */
 	const char *perf_counter; /* .counter("NAME") of a perf probe: what
 				   @perf("NAME") in user_space probes reads */
 	void *data;             /* family-specific facts for pass 3 (see the

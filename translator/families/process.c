@@ -325,6 +325,7 @@ static int resolve_process(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 		const ProcessData *d = rp->data;
 		rp->user_space = true;
 		rp->program = d ? d->path : NULL;
+		rp->user_object = d ? (d->library ? d->library : d->path) : NULL;
 	}
 	return r;
 }

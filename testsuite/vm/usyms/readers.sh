@@ -1,0 +1,7 @@
+# The user_* readers in a uprobe on readers' take() (scripts/readers.stp); the
+# warnings are taprun's stderr.
+out=$(cat outdir)
+in-host ./taprun/taprun -c "$out/files/readers" "$out/usyms_readers.ko" >res 2>err
+echo "status $?"
+cat res
+sed -E "s|$out|OUT|g" err
