@@ -478,12 +478,6 @@ tapc_dist_files = \
 	testsuite/golden/sem/printf_formats.stp \
 	testsuite/golden/sem/printf_formats_bad.err \
 	testsuite/golden/sem/printf_formats_bad.stp \
-	testsuite/golden/sem/return_write.args \
-	testsuite/golden/sem/return_write.p2 \
-	testsuite/golden/sem/return_write.stp \
-	testsuite/golden/sem/return_write_param.args \
-	testsuite/golden/sem/return_write_param.err \
-	testsuite/golden/sem/return_write_param.stp \
 	testsuite/golden/sem/stat_two_hists.args \
 	testsuite/golden/sem/stat_two_hists.err \
 	testsuite/golden/sem/stat_two_hists.stp \

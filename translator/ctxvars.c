@@ -181,8 +181,11 @@ static void check_target(Checker *ck, Node *n, bool written)
 		return;
 	if (n->deref)
 		error_at(n->loc, _("cannot assign to a pretty-printed value"));
-	else if (cv && cv->writable)
+	else if (cv && cv->writable && (!cv->guru_write || sess.guru))
 		return;
+	else if (cv && cv->guru_write)
+		error_at(n->loc, _("writing to context variable '$%s' needs guru "
+				   "mode (-g)"), name);
 	else if (cv && (cv->scalar || !rp->needs_debuginfo))
 		error_at(n->loc, _("'$%s' is read-only in probe '%s'"), name, probe_text(sc));
 	else if (rp && rp->is_return && !is_ret)

@@ -25,6 +25,8 @@ typedef struct CtxVar {
 	bool write_only;        /* may not be read (procfs read $value) */
 	bool scalar;            /* no ->member or [index] on it */
 	bool guru_only;         /* usable only with -g (netfilter $verdict) */
+	bool guru_write;        /* writable only with -g (a .return's $return
+				 * placed by symbols: the return register) */
 	const char *unreadable; /* why it cannot be read at this point (a use
 				 * is an error saying so), or NULL */
 	const char *parms_name; /* how $$parms/$$vars name it, when not

@@ -116,7 +116,10 @@ static int check_sites(const ObjectFacts *ef, ProbePointComp *at,
 static void add_register_vars(ResolvedPoint *rp)
 {
 	if (rp->is_return) {
-		rp_var(rp, "return", TY_LONG, NULL)->scalar = true;
+		/* guru mode may set it: the value the caller gets */
+		CtxVar *v = rp_var(rp, "return", TY_LONG, NULL);
+		v->scalar = true;
+		v->writable = v->guru_write = true;
 		return;
 	}
 	for (int i = 1; i <= 6; i++)
@@ -164,10 +167,14 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 			if (d->sym && !d->sym->func)
 				d->sym = NULL;
 		}
+		/* an address in code the DWARF describes has its variables */
+		if (!comp_is_str(kc) && !pp_has(pp, "absolute") &&
+		    di_source(object) == DI_SRC_DWARF)
+			d->difunc = di_function_at(object, d->pc);
 		ResolvedPoint *rp = rp_push(out, fam, pp);
 		rp->data = d;
-		rp->needs_debuginfo = comp_is_str(kc) ||
-				      (!pp_has(pp, "absolute") && ef->debug_info);
+		if (!d->difunc)
+			add_register_vars(rp);
 		return 1;
 	}
 
@@ -249,29 +256,35 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 		error_at(kc->loc, _("cannot probe the return of '_start': it never returns"));
 		return -1;
 	}
-	/* Only a complete symbol list can say a function does not exist
-	 * (inline instances and C++ names still need DWARF).  A stripped
-	 * file's dynamic symbols are what a wildcard expands to; a name or
-	 * wildcard with none among them is left for its debug information,
-	 * which may yet be found, but -l lists only the functions known. */
-	bool glob = arg_has_glob(func), some = false;
-	for (int i = 0; glob && i < ef->funcs.len && !some; i++)
-		some = arg_glob_match(func, ef->funcs.names[i]);
-	if (glob && ef->dynamic_only && !some && sess.listing)
-		return 0;
-	if (!ef->readable || !plain || pp_has(pp, "inline") ||
-	    (!ef->complete && !(glob ? ef->dynamic_only && some
-				      : namelist_has(&ef->funcs, func)))) {
-		if (ef->readable && !plain && !arg_has_glob(func) && *func &&
-		    ef->complete && !strstr(text, "::") && !namelist_has(&ef->funcs, func))
+	/* No DWARF places this point (process_resolve_dwarf() said so):
+	 * the symbol table is all there is.  A stripped file's is its
+	 * dynamic symbols, so a name missing there may be a function of the
+	 * program all the same: say so, rather than pretend it is not. */
+	if (!ef->readable) {
+		if (pp_is_optional(pp))
 			return 0;
-		ProcessData *d = NEW(ProcessData);
-		*d = *proto;
-		d->name = func;
-		ResolvedPoint *rp = rp_push(out, fam, pp);
-		rp->data = d;
-		rp->needs_debuginfo = true;
-		return 1;
+		error_at(kc->loc, _("cannot read %s as an ELF object"), object);
+		return -1;
+	}
+	if (!plain || pp_has(pp, "inline")) {
+		if (pp_is_optional(pp))
+			return 0;
+		error_at(kc->loc, _("'%s' needs the DWARF debug information of %s "
+				    "(for %s), which tapc did not find: %s"),
+			 pp_text(pp), object,
+			 pp_has(pp, "inline") ? ".inline" : _("a C++ or qualified name"),
+			 di_why_no_dwarf(object));
+		return -1;
+	}
+	bool glob = arg_has_glob(func);
+	if (!glob && !namelist_has(&ef->funcs, func) && !ef->complete) {
+		if (pp_is_optional(pp))
+			return 0;
+		error_at(kc->loc, _("no function '%s' among the symbols of %s: the "
+				    "file is stripped, and tapc found no debug "
+				    "information for it: %s"),
+			 func, object, di_why_no_dwarf(object));
+		return -1;
 	}
 	if (arg_has_glob(func)) {
 		for (int i = 0; i < ef->funcs.len; i++)
@@ -293,19 +306,20 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 		*d = *proto;
 		d->name = f;
 		d->sym = object_symbol(ef, f);
-		if (d->sym) {
-			ProbePointComp *fc = c->comps.data[ci];
-			if (check_code_address(ef, fc, d->sym->addr) < 0)
-				return -1;
-			d->pc = d->sym->addr;
+		ProbePointComp *fc = c->comps.data[ci];
+		if (!d->sym) {
+			error_at(fc->loc, _("cannot find the address of '%s' in %s"),
+				 f, object);
+			return -1;
 		}
+		if (check_code_address(ef, fc, d->sym->addr) < 0)
+			return -1;
+		d->pc = d->sym->addr;
 		ResolvedPoint *rp = rp_push(out, fam, c);
 		rp->data = d;
-		/* With DWARF the variables come from it; without, the
-		 * registers give $arg1..$arg6 and $return. */
-		rp->needs_debuginfo = ef->debug_info || !d->sym;
-		if (!rp->needs_debuginfo)
-			add_register_vars(rp);
+		/* no DWARF for it: the registers give $arg1..$arg6 and
+		 * $return */
+		add_register_vars(rp);
 		total++;
 	}
 	return total;
@@ -653,8 +667,11 @@ static const char *process_ctx_expr(const EmitProbe *ep, const CtxVar *v,
 {
 	const ResolvedPoint *rp = ep->rp;
 	const ProcessData *d = rp->data;
-	if (write || !d)
+	if (!d)
 		return NULL;
+	if (write)      /* -g: the return register, before the caller sees it */
+		return rp->is_return && !d->difunc && !strcmp(v->name, "return")
+		       ? "c->regs->ax" : NULL;
 	if (!strcmp(v->name, "$name"))
 		return c_string(d->name ? d->name : "");
 	if (!strcmp(v->name, "$provider"))
