@@ -12,6 +12,7 @@
 #include "tapset_support.h"
 #include "compat.h"
 
+#include <linux/fs_struct.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/pid.h>
@@ -290,6 +291,34 @@ struct task_struct *tap_pid2task(pid_t pid)
  * a process whose parent exited was reparented to a subreaper or init and
  * is no longer in the tree.
  */
+void tap_loader_root(struct path *root)
+{
+	struct task_struct *t = NULL;
+	pid_t pid = READ_ONCE(tap_loader_pid);
+
+	if (pid > 0) {
+		rcu_read_lock();
+		t = pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID);
+		if (t)
+			get_task_struct(t);
+		rcu_read_unlock();
+	}
+	if (t) {
+		bool ok = false;
+
+		task_lock(t);
+		if (t->fs) {
+			get_fs_root(t->fs, root);
+			ok = true;
+		}
+		task_unlock(t);
+		put_task_struct(t);
+		if (ok)
+			return;
+	}
+	get_fs_root(current->fs, root);
+}
+
 bool tap_in_target_tree(struct task_struct *t)
 {
 	pid_t target = READ_ONCE(tap_target_pid);

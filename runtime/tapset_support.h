@@ -69,6 +69,11 @@ struct task_struct *tap_pid2task(pid_t pid);
 /* t is the target (target(): -x PID, -c CMD) or a descendant of it;
  * false without a target. */
 bool tap_in_target_tree(struct task_struct *t);
+/* The root taprun (the loader) sees: paths a script names are looked up
+ * there, as taprun may run in a chroot or a container; our own when the
+ * loader is gone.  Held: path_put() it. */
+struct path;
+void tap_loader_root(struct path *root);
 void tap_module_size(char *buf, size_t len);
 void tap_printk(int level, const char *msg);
 

@@ -58,30 +58,6 @@ static unsigned long _tap_uret_orig(unsigned long slot, unsigned long ra)
 
 static struct inode *tap_uobj_inodes[TAP_NUOBJS];
 
-static void _tap_usyms_root(struct path *root)
-{
-	struct task_struct *t = NULL;
-
-	if (tap_loader_pid > 0) {
-		rcu_read_lock();
-		t = pid_task(find_pid_ns(tap_loader_pid, &init_pid_ns), PIDTYPE_PID);
-		if (t)
-			get_task_struct(t);
-		rcu_read_unlock();
-	}
-	if (t) {
-		task_lock(t);
-		if (t->fs) {
-			get_fs_root(t->fs, root);
-			task_unlock(t);
-			put_task_struct(t);
-			return;
-		}
-		task_unlock(t);
-		put_task_struct(t);
-	}
-	get_fs_root(current->fs, root);
-}
 
 /* An object that cannot be found stays unknown: its addresses print as
  * numbers, as for an object the module does not carry. */
@@ -90,7 +66,7 @@ int tap_usyms_start(void)
 	struct path root;
 	int i;
 
-	_tap_usyms_root(&root);
+	tap_loader_root(&root);
 	for (i = 0; i < TAP_NUOBJS; i++) {
 		struct inode *inode;
 		/* O_PATH: found, not read (vfs_path_lookup is not declared

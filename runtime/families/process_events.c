@@ -515,34 +515,6 @@ static int _tap_pe_tp_on(void)
 
 /* ---- start and stop ---- */
 
-/* The loader's root (it may run in a chroot), else ours; held. */
-static void _tap_pe_loader_root(struct path *root)
-{
-	struct task_struct *t = NULL;
-	pid_t pid = READ_ONCE(tap_loader_pid);
-
-	if (pid > 0) {
-		rcu_read_lock();
-		t = pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID);
-		if (t)
-			get_task_struct(t);
-		rcu_read_unlock();
-	}
-	if (t) {
-		bool ok = false;
-
-		task_lock(t);
-		if (t->fs) {
-			get_fs_root(t->fs, root);
-			ok = true;
-		}
-		task_unlock(t);
-		put_task_struct(t);
-		if (ok)
-			return;
-	}
-	get_fs_root(current->fs, root);
-}
 
 /* Find each PATH; a probe whose program is missing fails the start
  * unless it is optional. */
@@ -551,7 +523,7 @@ static int _tap_pe_find_paths(void)
 	struct path root;
 	int i, j, ret = 0;
 
-	_tap_pe_loader_root(&root);
+	tap_loader_root(&root);
 	for (i = 0; i < _tap_pe.npaths && !ret; i++) {
 		struct _tap_pe_path *p = &_tap_pe.paths[i];
 		int err = vfs_path_lookup(root.dentry, root.mnt, p->name,

@@ -287,31 +287,6 @@ static int _tap_uentry_alloc(struct _tap_uprobe *u)
 	return 0;
 }
 
-/* The loader's root (a chroot, a container), else ours. */
-static void _tap_loader_root(struct path *root)
-{
-	struct task_struct *t = NULL;
-
-	if (tap_loader_pid > 0) {
-		rcu_read_lock();
-		t = pid_task(find_pid_ns(tap_loader_pid, &init_pid_ns), PIDTYPE_PID);
-		if (t)
-			get_task_struct(t);
-		rcu_read_unlock();
-	}
-	if (t) {
-		task_lock(t);
-		if (t->fs) {
-			get_fs_root(t->fs, root);
-			task_unlock(t);
-			put_task_struct(t);
-			return;
-		}
-		task_unlock(t);
-		put_task_struct(t);
-	}
-	get_fs_root(current->fs, root);
-}
 
 /* The inode whose code processes map for path, held; or an ERR_PTR.
  * With path_inode, also the inode of the path itself (held). */
@@ -385,7 +360,7 @@ static __maybe_unused int _tap_uprobes_register(struct _tap_uprobe *u, int n)
 	struct path root;
 	int i, ret = 0;
 
-	_tap_loader_root(&root);
+	tap_loader_root(&root);
 	for (i = 0; i < n; i++) {
 		const char *why = NULL;
 		struct inode *inode;
