@@ -112,6 +112,9 @@ const Vec *kernel_tracepoints(void);
  * $PATH; a script stands for its #! interpreter.  NULL NAME means the
  * program of -c CMD (or of the -x PID).  NULL when not found. */
 const char *program_path(const char *name);
+/* The canonical path of p (symbolic links resolved) when it names a
+ * regular file, else NULL. */
+const char *regular_file(const char *p);
 /* The regular files a glob ("/usr/bin/ls*") matches, canonical paths. */
 Vec programs_matching(const char *glob);
 /* The program a running process executes, or NULL. */

@@ -26,6 +26,11 @@ static const char *canonical(const char *p)
 	return s;
 }
 
+const char *regular_file(const char *p)
+{
+	return is_regular(p) ? canonical(p) : NULL;
+}
+
 /* A "#!" script stands for its interpreter. */
 static const char *through_interpreter(const char *path)
 {
@@ -49,7 +54,7 @@ static const char *through_interpreter(const char *path)
 static const char *search_path(const char *name)
 {
 	if (strchr(name, '/'))
-		return is_regular(name) ? canonical(name) : NULL;
+		return regular_file(name);
 	const char *env = getenv("PATH");
 	if (!env || !*env)
 		env = "/usr/local/bin:/usr/bin:/bin";
@@ -128,7 +133,7 @@ Vec find_libraries(const char *pat)
 		if (glob(xsprintf("%s/%s", lib_dirs[i], pat), 0, NULL, &g) != 0)
 			continue;
 		for (size_t j = 0; j < g.gl_pathc; j++) {
-			const char *c = is_regular(g.gl_pathv[j]) ? canonical(g.gl_pathv[j]) : NULL;
+			const char *c = regular_file(g.gl_pathv[j]);
 			bool dup = !c;
 			for (int k = 0; k < out.len && !dup; k++)
 				dup = out.data[k] == c;

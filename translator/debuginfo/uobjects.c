@@ -12,7 +12,6 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static Elf *open_elf(const char *path, int *fd)
@@ -32,19 +31,6 @@ static Elf *open_elf(const char *path, int *fd)
 	return elf;
 }
 
-static const char *real_file(const char *p)
-{
-	struct stat st;
-	if (stat(p, &st) != 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	char *r = realpath(p, NULL);
-	if (!r)
-		return NULL;
-	const char *s = intern(r);
-	free(r);
-	return s;
-}
-
 /* The folders the loader searches after an object's own run path
  * (ld.so.conf's entries on Debian, then the defaults). */
 static const char *const loader_dirs[] = {
@@ -59,7 +45,7 @@ static const char *find_needed(const char *name, const char *runpath,
 			       const char *path)
 {
 	if (strchr(name, '/'))
-		return real_file(name);
+		return regular_file(name);
 	if (runpath) {
 		char *copy = xstrdup(runpath), *save = NULL;
 		for (char *d = strtok_r(copy, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
@@ -69,13 +55,13 @@ static const char *find_needed(const char *name, const char *runpath,
 				const char *rest = d + (d[1] == '{' ? 9 : 7);
 				dir = xsprintf("%.*s%s", (int)(slash - path), path, rest);
 			}
-			const char *r = real_file(xsprintf("%s/%s", dir, name));
+			const char *r = regular_file(xsprintf("%s/%s", dir, name));
 			if (r)
 				return r;
 		}
 	}
 	for (size_t i = 0; i < sizeof loader_dirs / sizeof loader_dirs[0]; i++) {
-		const char *r = real_file(xsprintf("%s/%s", loader_dirs[i], name));
+		const char *r = regular_file(xsprintf("%s/%s", loader_dirs[i], name));
 		if (r)
 			return r;
 	}
@@ -100,7 +86,7 @@ static void needed_of(const char *path, Vec *out)
 		char *img = elf_rawfile(elf, &len);
 		if (img && ph.p_offset < len && ph.p_filesz <= len - ph.p_offset &&
 		    ph.p_filesz > 1) {
-			const char *r = real_file(xstrndup(img + ph.p_offset, ph.p_filesz - 1));
+			const char *r = regular_file(xstrndup(img + ph.p_offset, ph.p_filesz - 1));
 			if (r)
 				vec_push(out, (void *)r);
 		}
@@ -144,7 +130,7 @@ static void needed_of(const char *path, Vec *out)
 Vec object_needed(const char *path)
 {
 	Vec out = { 0 };
-	const char *self = real_file(path);
+	const char *self = regular_file(path);
 	if (!self)
 		return out;
 	Vec todo = { 0 };
