@@ -10,9 +10,13 @@ tapc_data_files = \
 	runtime/compat.h \
 	runtime/context.c \
 	runtime/context.h \
+	runtime/families/hwbreak.c \
 	runtime/families/kprobe.c \
+	runtime/families/netfilter.c \
+	runtime/families/perf.c \
 	runtime/families/probe_common.h \
 	runtime/families/process_events.c \
+	runtime/families/procfs.c \
 	runtime/families/timer.c \
 	runtime/families/tracepoint.c \
 	runtime/families/uprobe.c \
@@ -24,12 +28,15 @@ tapc_data_files = \
 	runtime/features/have_uprobe_register_struct.c \
 	runtime/features/have_vfs_path_lookup_decl.c \
 	runtime/features/have_x86_unwind.c \
+	runtime/lines.c \
+	runtime/lines.h \
 	runtime/map.c \
 	runtime/map.h \
 	runtime/printf.c \
 	runtime/regex.c \
 	runtime/regex.h \
 	runtime/selftest/tap_selftest.c \
+	runtime/softfloat.h \
 	runtime/stat.c \
 	runtime/stat.h \
 	runtime/string.c \
@@ -57,41 +64,77 @@ tapc_data_files = \
 	tapsets/conversions-guru.stp \
 	tapsets/conversions.stp \
 	tapsets/ctime.stp \
+	tapsets/dentry.stp \
+	tapsets/dev.stp \
 	tapsets/errno.stp \
+	tapsets/floatingpoint.stp \
 	tapsets/gen-syscalls \
 	tapsets/guru-delay.stp \
 	tapsets/guru-signal.stp \
 	tapsets/indent.stp \
 	tapsets/inet.stp \
+	tapsets/init.stp \
+	tapsets/input.stp \
 	tapsets/ioblock.stp \
+	tapsets/ioscheduler.stp \
+	tapsets/ipmib.stp \
 	tapsets/irq.stp \
+	tapsets/java.stp \
+	tapsets/json.stp \
+	tapsets/json.stpm \
 	tapsets/kprocess.stp \
+	tapsets/linuxmib.stp \
+	tapsets/livepatch.stp \
 	tapsets/loadavg.stp \
 	tapsets/logging.stp \
+	tapsets/macros.stpm \
 	tapsets/memory.stp \
+	tapsets/netfilter.stp \
 	tapsets/networking.stp \
+	tapsets/nfs.stp \
+	tapsets/nfs_proc.stp \
+	tapsets/nfsd.stp \
 	tapsets/null.stp \
 	tapsets/oneshot.stp \
 	tapsets/perf.stp \
+	tapsets/print_binary.stp \
+	tapsets/proc_mem.stp \
+	tapsets/prometheus.stp \
+	tapsets/prometheus.stpm \
+	tapsets/pstrace.stp \
+	tapsets/python.stp \
+	tapsets/python3.stp \
+	tapsets/queue_stats.stp \
 	tapsets/random.stp \
+	tapsets/rcu.stp \
+	tapsets/regex.stp \
+	tapsets/rlimit.stp \
+	tapsets/rpc.stp \
 	tapsets/scheduler.stp \
+	tapsets/scsi.stp \
 	tapsets/signal.stp \
 	tapsets/socket.stp \
+	tapsets/speculative.stp \
 	tapsets/stopwatch.stp \
 	tapsets/string.stp \
+	tapsets/switchfile.stp \
 	tapsets/target_set.stp \
 	tapsets/task.stp \
 	tapsets/task_time.stp \
 	tapsets/tcp.stp \
+	tapsets/tcpmib.stp \
+	tapsets/this.stp \
 	tapsets/timer.stp \
 	tapsets/timestamp.stp \
 	tapsets/tokenize.stp \
+	tapsets/tty.stp \
 	tapsets/tzinfo.stp \
 	tapsets/ucontext-unwind.stp \
 	tapsets/uconversions-guru.stp \
 	tapsets/uconversions.stp \
 	tapsets/udp.stp \
 	tapsets/vfs.stp \
+	tapsets/wait.stp \
 	tapsets/x86_64/nd_syscalls.stp \
 	tapsets/x86_64/registers.stp \
 	tapsets/x86_64/syscall_any.stp \
@@ -108,6 +151,8 @@ tapc_dist_files = \
 	bench/front-end \
 	bench/runtime \
 	bench/sdt \
+	bench/tapsets \
+	bench/tapsets-syscalls \
 	bench/uprobes \
 	bench/workloads/getppid_bench.c \
 	bench/workloads/sdt_bench.c \
@@ -116,6 +161,7 @@ tapc_dist_files = \
 	configure.ac \
 	m4/.keep \
 	man/dtrace.1 \
+	man/error-fault.7stap \
 	man/tapc.1 \
 	man/taprun.8 \
 	probes/dtrace.c \
@@ -124,21 +170,30 @@ tapc_dist_files = \
 	scripts/install-deps.sh \
 	scripts/run-in-vm \
 	scripts/setup-and-demo.sh \
+	scripts/tapset-docs.awk \
 	scripts/update-file-lists \
 	scripts/update-potfiles \
 	scripts/vm-lib.sh \
 	taprun/merge.c \
 	taprun/merge.h \
 	taprun/module.c \
+	taprun/outfile.c \
+	taprun/outfile.h \
 	taprun/session.c \
 	taprun/taprun.c \
 	taprun/taprun.h \
 	taprun/tests/build-selftest \
 	taprun/tests/test_cli.sh \
 	taprun/tests/test_merge.c \
+	taprun/tests/test_outfile.c \
 	testsuite/conformance.xfail \
 	testsuite/conformance.xfail-nodwarf \
 	testsuite/fixtures/kernel-tree-bare/include/config/kernel.release \
+	testsuite/fixtures/kernel-tree-syscalls/.config \
+	testsuite/fixtures/kernel-tree-syscalls/README \
+	testsuite/fixtures/kernel-tree-syscalls/System.map \
+	testsuite/fixtures/kernel-tree-syscalls/include/config/kernel.release \
+	testsuite/fixtures/kernel-tree-syscalls/modules.order \
 	testsuite/fixtures/kernel-tree/.config \
 	testsuite/fixtures/kernel-tree/README \
 	testsuite/fixtures/kernel-tree/System.map \
@@ -146,6 +201,8 @@ tapc_dist_files = \
 	testsuite/fixtures/kernel-tree/include/config/kernel.release \
 	testsuite/fixtures/kernel-tree/include/trace/events/sched.h \
 	testsuite/fixtures/kernel-tree/modules.order \
+	testsuite/fixtures/stap-4.8-functions.txt \
+	testsuite/fixtures/stap-4.8-probe-aliases.txt \
 	testsuite/fuzz/fuzz_front.c \
 	testsuite/fuzz/run \
 	testsuite/fuzz/stap.dict \
@@ -306,6 +363,14 @@ tapc_dist_files = \
 	testsuite/golden/probes/doubleglob_nomatch.stp \
 	testsuite/golden/probes/family_typo.err \
 	testsuite/golden/probes/family_typo.stp \
+	testsuite/golden/probes/input.p2 \
+	testsuite/golden/probes/input.stp \
+	testsuite/golden/probes/kernel_data.args \
+	testsuite/golden/probes/kernel_data.p2 \
+	testsuite/golden/probes/kernel_data.stp \
+	testsuite/golden/probes/kernel_data_bad.args \
+	testsuite/golden/probes/kernel_data_bad.err \
+	testsuite/golden/probes/kernel_data_bad.stp \
 	testsuite/golden/probes/kernel_mark.p2 \
 	testsuite/golden/probes/kernel_mark.stp \
 	testsuite/golden/probes/kernel_typo.err \
@@ -324,8 +389,13 @@ tapc_dist_files = \
 	testsuite/golden/probes/near_trace.stp \
 	testsuite/golden/probes/netfilter.p2 \
 	testsuite/golden/probes/netfilter.stp \
+	testsuite/golden/probes/netfilter_alias_verdict.err \
+	testsuite/golden/probes/netfilter_alias_verdict.stp \
 	testsuite/golden/probes/netfilter_badpf.err \
 	testsuite/golden/probes/netfilter_badpf.stp \
+	testsuite/golden/probes/netfilter_guru_unknown.args \
+	testsuite/golden/probes/netfilter_guru_unknown.p2 \
+	testsuite/golden/probes/netfilter_guru_unknown.stp \
 	testsuite/golden/probes/netfilter_nopf.err \
 	testsuite/golden/probes/netfilter_nopf.stp \
 	testsuite/golden/probes/netfilter_verdict.err \
@@ -347,8 +417,12 @@ tapc_dist_files = \
 	testsuite/golden/probes/perf_counter_type.stp \
 	testsuite/golden/probes/perf_process_noname.err \
 	testsuite/golden/probes/perf_process_noname.stp \
+	testsuite/golden/probes/perf_raw.p2 \
+	testsuite/golden/probes/perf_raw.stp \
 	testsuite/golden/probes/perf_sample_hz.err \
 	testsuite/golden/probes/perf_sample_hz.stp \
+	testsuite/golden/probes/perf_type_range.err \
+	testsuite/golden/probes/perf_type_range.stp \
 	testsuite/golden/probes/plt_name.p2 \
 	testsuite/golden/probes/plt_name.stp \
 	testsuite/golden/probes/plt_name_scalar.err \
@@ -369,14 +443,31 @@ tapc_dist_files = \
 	testsuite/golden/probes/process_syscall.stp \
 	testsuite/golden/probes/procfs.p2 \
 	testsuite/golden/probes/procfs.stp \
+	testsuite/golden/probes/procfs_append.p2 \
+	testsuite/golden/probes/procfs_append.stp \
 	testsuite/golden/probes/procfs_badpath.err \
 	testsuite/golden/probes/procfs_badpath.stp \
+	testsuite/golden/probes/procfs_dotdot.err \
+	testsuite/golden/probes/procfs_dotdot.stp \
+	testsuite/golden/probes/procfs_maxsize_large.err \
+	testsuite/golden/probes/procfs_maxsize_large.stp \
+	testsuite/golden/probes/procfs_maxsize_zero.err \
+	testsuite/golden/probes/procfs_maxsize_zero.stp \
+	testsuite/golden/probes/procfs_read_value.err \
+	testsuite/golden/probes/procfs_read_value.stp \
 	testsuite/golden/probes/procfs_readwrite.err \
 	testsuite/golden/probes/procfs_readwrite.stp \
 	testsuite/golden/probes/procfs_typo.err \
 	testsuite/golden/probes/procfs_typo.stp \
+	testsuite/golden/probes/procfs_umask_range.err \
+	testsuite/golden/probes/procfs_umask_range.stp \
+	testsuite/golden/probes/procfs_write_value.err \
+	testsuite/golden/probes/procfs_write_value.stp \
 	testsuite/golden/probes/session.p2 \
 	testsuite/golden/probes/session.stp \
+	testsuite/golden/probes/syscall_stap_names.args \
+	testsuite/golden/probes/syscall_stap_names.p2 \
+	testsuite/golden/probes/syscall_stap_names.stp \
 	testsuite/golden/probes/timer_badunit.err \
 	testsuite/golden/probes/timer_badunit.stp \
 	testsuite/golden/probes/timer_hz_randomize.err \
@@ -459,6 +550,8 @@ tapc_dist_files = \
 	testsuite/golden/sem/loops_next.stp \
 	testsuite/golden/sem/nest_max.p2 \
 	testsuite/golden/sem/nest_max.stp \
+	testsuite/golden/sem/no_tapset_defines.err \
+	testsuite/golden/sem/no_tapset_defines.stp \
 	testsuite/golden/sem/nogloblib/semtest_noglobal.stp \
 	testsuite/golden/sem/null.err \
 	testsuite/golden/sem/null.stp \
@@ -502,6 +595,8 @@ tapc_dist_files = \
 	testsuite/golden/sem/type_mismatch.stp \
 	testsuite/golden/sem/type_unresolved.err \
 	testsuite/golden/sem/type_unresolved.stp \
+	testsuite/golden/sem/unavailable_function.err \
+	testsuite/golden/sem/unavailable_function.stp \
 	testsuite/golden/sem/unresolved_function.err \
 	testsuite/golden/sem/unresolved_function.stp \
 	testsuite/golden/sem/unused-u.args \
@@ -517,11 +612,14 @@ tapc_dist_files = \
 	testsuite/run-all \
 	testsuite/run-cli \
 	testsuite/run-conformance \
+	testsuite/run-demo \
 	testsuite/run-golden \
 	testsuite/run-install \
 	testsuite/run-kbuild-6.12 \
 	testsuite/run-nocrash \
+	testsuite/run-tapsets \
 	testsuite/run-translate \
+	testsuite/run-translate-tapsets \
 	testsuite/run-unit \
 	testsuite/run-usdt \
 	testsuite/run-vm \
@@ -617,6 +715,12 @@ tapc_dist_files = \
 	testsuite/run/globals_display.stp \
 	testsuite/run/hello.out \
 	testsuite/run/hello.stp \
+	testsuite/run/hwbreak_rw.args \
+	testsuite/run/hwbreak_rw.out \
+	testsuite/run/hwbreak_rw.stp \
+	testsuite/run/hwbreak_write.args \
+	testsuite/run/hwbreak_write.out \
+	testsuite/run/hwbreak_write.stp \
 	testsuite/run/hygiene.args \
 	testsuite/run/hygiene.out \
 	testsuite/run/hygiene.stp \
@@ -626,6 +730,8 @@ tapc_dist_files = \
 	testsuite/run/lang_arrays.stp \
 	testsuite/run/lang_control.out \
 	testsuite/run/lang_control.stp \
+	testsuite/run/lang_hist_rows.out \
+	testsuite/run/lang_hist_rows.stp \
 	testsuite/run/lang_printf.out \
 	testsuite/run/lang_printf.stp \
 	testsuite/run/lang_regex.out \
@@ -645,6 +751,9 @@ tapc_dist_files = \
 	testsuite/run/map_wrap.stp \
 	testsuite/run/nested_foreach.out \
 	testsuite/run/nested_foreach.stp \
+	testsuite/run/netfilter_netns.args \
+	testsuite/run/netfilter_netns.out \
+	testsuite/run/netfilter_netns.stp \
 	testsuite/run/points_callee.args \
 	testsuite/run/points_callee.out \
 	testsuite/run/points_callee.stp \
@@ -726,6 +835,74 @@ tapc_dist_files = \
 	testsuite/run/suppress_errors.out \
 	testsuite/run/suppress_errors.status \
 	testsuite/run/suppress_errors.stp \
+	testsuite/run/tapset_ansi_colors.out \
+	testsuite/run/tapset_ansi_colors.stp \
+	testsuite/run/tapset_atomic_users.out \
+	testsuite/run/tapset_atomic_users.stp \
+	testsuite/run/tapset_aux_syscalls_funcs.out \
+	testsuite/run/tapset_aux_syscalls_funcs.stp \
+	testsuite/run/tapset_context_symbols_dkernel_lines.args \
+	testsuite/run/tapset_context_symbols_dkernel_lines.out \
+	testsuite/run/tapset_context_symbols_dkernel_lines.stp \
+	testsuite/run/tapset_conversions_endian.args \
+	testsuite/run/tapset_conversions_endian.out \
+	testsuite/run/tapset_conversions_endian.stp \
+	testsuite/run/tapset_conversions_guru_set.args \
+	testsuite/run/tapset_conversions_guru_set.out \
+	testsuite/run/tapset_conversions_guru_set.stp \
+	testsuite/run/tapset_ctime_dates.out \
+	testsuite/run/tapset_ctime_dates.stp \
+	testsuite/run/tapset_dentry_nameidata.args \
+	testsuite/run/tapset_dentry_nameidata.out \
+	testsuite/run/tapset_dentry_nameidata.stp \
+	testsuite/run/tapset_dentry_paths.args \
+	testsuite/run/tapset_dentry_paths.out \
+	testsuite/run/tapset_dentry_paths.stp \
+	testsuite/run/tapset_dev_numbers.out \
+	testsuite/run/tapset_dev_numbers.stp \
+	testsuite/run/tapset_errno_p.out \
+	testsuite/run/tapset_errno_p.stp \
+	testsuite/run/tapset_floatingpoint_ops.out \
+	testsuite/run/tapset_floatingpoint_ops.stp \
+	testsuite/run/tapset_indent_depth.out \
+	testsuite/run/tapset_indent_depth.stp \
+	testsuite/run/tapset_inet_tcp.args \
+	testsuite/run/tapset_inet_tcp.out \
+	testsuite/run/tapset_inet_tcp.stp \
+	testsuite/run/tapset_init_order.out \
+	testsuite/run/tapset_init_order.stp \
+	testsuite/run/tapset_ioblock_bio.out \
+	testsuite/run/tapset_ioblock_bio.stp \
+	testsuite/run/tapset_ioscheduler_register.out \
+	testsuite/run/tapset_ioscheduler_register.stp \
+	testsuite/run/tapset_ipmib_lo.args \
+	testsuite/run/tapset_ipmib_lo.out \
+	testsuite/run/tapset_ipmib_lo.stp \
+	testsuite/run/tapset_ipmib_lo_btf.args \
+	testsuite/run/tapset_ipmib_lo_btf.env \
+	testsuite/run/tapset_ipmib_lo_btf.out \
+	testsuite/run/tapset_ipmib_lo_btf.stp \
+	testsuite/run/tapset_irq_workqueue.out \
+	testsuite/run/tapset_irq_workqueue.stp \
+	testsuite/run/tapset_json_read.args \
+	testsuite/run/tapset_json_read.out \
+	testsuite/run/tapset_json_read.stp \
+	testsuite/run/tapset_linuxmib_filter.args \
+	testsuite/run/tapset_linuxmib_filter.out \
+	testsuite/run/tapset_linuxmib_filter.stp \
+	testsuite/run/tapset_loadavg_fmt.out \
+	testsuite/run/tapset_loadavg_fmt.stp \
+	testsuite/run/tapset_macros_this.args \
+	testsuite/run/tapset_macros_this.out \
+	testsuite/run/tapset_macros_this.stp \
+	testsuite/run/tapset_memory_node.out \
+	testsuite/run/tapset_memory_node.stp \
+	testsuite/run/tapset_memory_write_shared.args \
+	testsuite/run/tapset_memory_write_shared.out \
+	testsuite/run/tapset_memory_write_shared.stp \
+	testsuite/run/tapset_nd_syscalls_names.args \
+	testsuite/run/tapset_nd_syscalls_names.out \
+	testsuite/run/tapset_nd_syscalls_names.stp \
 	testsuite/run/tapset_nd_vfs.args \
 	testsuite/run/tapset_nd_vfs.out \
 	testsuite/run/tapset_nd_vfs.stp \
@@ -739,6 +916,31 @@ tapc_dist_files = \
 	testsuite/run/tapset_netdev_btf.env \
 	testsuite/run/tapset_netdev_btf.out \
 	testsuite/run/tapset_netdev_btf.stp \
+	testsuite/run/tapset_netfilter_drop.args \
+	testsuite/run/tapset_netfilter_drop.out \
+	testsuite/run/tapset_netfilter_drop.stp \
+	testsuite/run/tapset_netfilter_lo.args \
+	testsuite/run/tapset_netfilter_lo.out \
+	testsuite/run/tapset_netfilter_lo.stp \
+	testsuite/run/tapset_nfs_fop.args \
+	testsuite/run/tapset_nfs_fop.out \
+	testsuite/run/tapset_nfs_fop.stp \
+	testsuite/run/tapset_nfs_proc_funcs.out \
+	testsuite/run/tapset_nfs_proc_funcs.stp \
+	testsuite/run/tapset_nfsd_funcs.out \
+	testsuite/run/tapset_nfsd_funcs.stp \
+	testsuite/run/tapset_oneshot_once.out \
+	testsuite/run/tapset_oneshot_once.stp \
+	testsuite/run/tapset_perf_cpu_clock.out \
+	testsuite/run/tapset_perf_cpu_clock.stp \
+	testsuite/run/tapset_perf_hotplug.args \
+	testsuite/run/tapset_perf_hotplug.out \
+	testsuite/run/tapset_perf_hotplug.stp \
+	testsuite/run/tapset_perf_target.args \
+	testsuite/run/tapset_perf_target.out \
+	testsuite/run/tapset_perf_target.stp \
+	testsuite/run/tapset_print_binary_raw.out \
+	testsuite/run/tapset_print_binary_raw.stp \
 	testsuite/run/tapset_proc.args \
 	testsuite/run/tapset_proc.out \
 	testsuite/run/tapset_proc.stp \
@@ -746,6 +948,36 @@ tapc_dist_files = \
 	testsuite/run/tapset_proc_btf.env \
 	testsuite/run/tapset_proc_btf.out \
 	testsuite/run/tapset_proc_btf.stp \
+	testsuite/run/tapset_proc_mem_self.args \
+	testsuite/run/tapset_proc_mem_self.out \
+	testsuite/run/tapset_proc_mem_self.stp \
+	testsuite/run/tapset_procfs_rw.args \
+	testsuite/run/tapset_procfs_rw.out \
+	testsuite/run/tapset_procfs_rw.stp \
+	testsuite/run/tapset_prometheus_read.args \
+	testsuite/run/tapset_prometheus_read.out \
+	testsuite/run/tapset_prometheus_read.stp \
+	testsuite/run/tapset_pstrace_chain.args \
+	testsuite/run/tapset_pstrace_chain.out \
+	testsuite/run/tapset_pstrace_chain.stp \
+	testsuite/run/tapset_queue_stats_sums.args \
+	testsuite/run/tapset_queue_stats_sums.out \
+	testsuite/run/tapset_queue_stats_sums.stp \
+	testsuite/run/tapset_random_range.out \
+	testsuite/run/tapset_random_range.stp \
+	testsuite/run/tapset_rcu_task.out \
+	testsuite/run/tapset_rcu_task.stp \
+	testsuite/run/tapset_regex_matched.out \
+	testsuite/run/tapset_regex_matched.stp \
+	testsuite/run/tapset_rlimit_names.out \
+	testsuite/run/tapset_rlimit_names.stp \
+	testsuite/run/tapset_rpc_funcs.out \
+	testsuite/run/tapset_rpc_funcs.stp \
+	testsuite/run/tapset_scheduler_sleeper.args \
+	testsuite/run/tapset_scheduler_sleeper.out \
+	testsuite/run/tapset_scheduler_sleeper.stp \
+	testsuite/run/tapset_scsi_describe.out \
+	testsuite/run/tapset_scsi_describe.stp \
 	testsuite/run/tapset_signal.args \
 	testsuite/run/tapset_signal.out \
 	testsuite/run/tapset_signal.stp \
@@ -753,6 +985,46 @@ tapc_dist_files = \
 	testsuite/run/tapset_signal_btf.env \
 	testsuite/run/tapset_signal_btf.out \
 	testsuite/run/tapset_signal_btf.stp \
+	testsuite/run/tapset_signal_sigset.args \
+	testsuite/run/tapset_signal_sigset.out \
+	testsuite/run/tapset_signal_sigset.stp \
+	testsuite/run/tapset_speculative_commit.out \
+	testsuite/run/tapset_speculative_commit.stp \
+	testsuite/run/tapset_stopwatch_read.out \
+	testsuite/run/tapset_stopwatch_read.stp \
+	testsuite/run/tapset_syscall_any_names.args \
+	testsuite/run/tapset_syscall_any_names.out \
+	testsuite/run/tapset_syscall_any_names.stp \
+	testsuite/run/tapset_syscalls_argstr_a.args \
+	testsuite/run/tapset_syscalls_argstr_a.out \
+	testsuite/run/tapset_syscalls_argstr_a.stp \
+	testsuite/run/tapset_syscalls_argstr_b.args \
+	testsuite/run/tapset_syscalls_argstr_b.out \
+	testsuite/run/tapset_syscalls_argstr_b.stp \
+	testsuite/run/tapset_syscalls_names.args \
+	testsuite/run/tapset_syscalls_names.out \
+	testsuite/run/tapset_syscalls_names.stp \
+	testsuite/run/tapset_task_rlimit.args \
+	testsuite/run/tapset_task_rlimit.out \
+	testsuite/run/tapset_task_rlimit.stp \
+	testsuite/run/tapset_tcpmib_lo.args \
+	testsuite/run/tapset_tcpmib_lo.out \
+	testsuite/run/tapset_tcpmib_lo.stp \
+	testsuite/run/tapset_tcpmib_lo_btf.args \
+	testsuite/run/tapset_tcpmib_lo_btf.env \
+	testsuite/run/tapset_tcpmib_lo_btf.out \
+	testsuite/run/tapset_tcpmib_lo_btf.stp \
+	testsuite/run/tapset_tty_stty.args \
+	testsuite/run/tapset_tty_stty.out \
+	testsuite/run/tapset_tty_stty.stp \
+	testsuite/run/tapset_tty_write.args \
+	testsuite/run/tapset_tty_write.out \
+	testsuite/run/tapset_tty_write.stp \
+	testsuite/run/tapset_tzinfo_utc.out \
+	testsuite/run/tapset_tzinfo_utc.stp \
+	testsuite/run/tapset_uconversions_guru_write.args \
+	testsuite/run/tapset_uconversions_guru_write.out \
+	testsuite/run/tapset_uconversions_guru_write.stp \
 	testsuite/run/tapset_vfs.args \
 	testsuite/run/tapset_vfs.out \
 	testsuite/run/tapset_vfs.stp \
@@ -760,6 +1032,11 @@ tapc_dist_files = \
 	testsuite/run/tapset_vfs_btf.env \
 	testsuite/run/tapset_vfs_btf.out \
 	testsuite/run/tapset_vfs_btf.stp \
+	testsuite/run/tapset_vfs_sync.args \
+	testsuite/run/tapset_vfs_sync.out \
+	testsuite/run/tapset_vfs_sync.stp \
+	testsuite/run/tapset_wait_status.out \
+	testsuite/run/tapset_wait_status.stp \
 	testsuite/run/task_cpu.out \
 	testsuite/run/task_cpu.stp \
 	testsuite/run/timer_T.args \
@@ -773,8 +1050,11 @@ tapc_dist_files = \
 	testsuite/run/trace_vars.stp \
 	testsuite/run/try_catch.out \
 	testsuite/run/try_catch.stp \
+	testsuite/tapset-omitted.txt \
+	testsuite/translate-tapsets.xfail \
 	testsuite/unit/check.h \
 	testsuite/unit/runtime/test_runtime.c \
+	testsuite/unit/runtime/test_softfloat.c \
 	testsuite/unit/runtime/test_transport.c \
 	testsuite/unit/test_btf.c \
 	testsuite/unit/test_build.c \
@@ -808,6 +1088,9 @@ tapc_dist_files = \
 	testsuite/vm/probes/chatty_stop.sh \
 	testsuite/vm/probes/chatty_stop.timeout \
 	testsuite/vm/probes/dummy.c \
+	testsuite/vm/probes/input_line.out \
+	testsuite/vm/probes/input_line.sh \
+	testsuite/vm/probes/input_line.stp \
 	testsuite/vm/probes/kmodule.out \
 	testsuite/vm/probes/kmodule.sh \
 	testsuite/vm/probes/kmodule.stp \
@@ -815,6 +1098,14 @@ tapc_dist_files = \
 	testsuite/vm/probes/maxskipped.out \
 	testsuite/vm/probes/maxskipped.sh \
 	testsuite/vm/probes/maxskipped.stp \
+	testsuite/vm/probes/procfs_cleanup.out \
+	testsuite/vm/probes/procfs_cleanup.sh \
+	testsuite/vm/probes/procfs_cleanup.stp \
+	testsuite/vm/probes/procfs_parallel.stp \
+	testsuite/vm/probes/switch_file.args \
+	testsuite/vm/probes/switch_file.out \
+	testsuite/vm/probes/switch_file.sh \
+	testsuite/vm/probes/switch_file.stp \
 	testsuite/vm/run \
 	testsuite/vm/selftest/hello.out \
 	testsuite/vm/selftest/hello.sh \
@@ -950,6 +1241,9 @@ tapc_dist_files = \
 	testsuite/vm/uproc/path.out \
 	testsuite/vm/uproc/path.sh \
 	testsuite/vm/uproc/path.stp \
+	testsuite/vm/uproc/perf_process.out \
+	testsuite/vm/uproc/perf_process.sh \
+	testsuite/vm/uproc/perf_process.stp \
 	testsuite/vm/uproc/stopped.out \
 	testsuite/vm/uproc/stopped.sh \
 	testsuite/vm/uproc/stopped.stp \
@@ -975,6 +1269,9 @@ tapc_dist_files = \
 	testsuite/vm/usdt/python_entry.out \
 	testsuite/vm/usdt/python_entry.sh \
 	testsuite/vm/usdt/python_entry.stp \
+	testsuite/vm/usdt/python_tapset.out \
+	testsuite/vm/usdt/python_tapset.sh \
+	testsuite/vm/usdt/python_tapset.stp \
 	testsuite/vm/usdt/src/kitprog.c \
 	testsuite/vm/usdt/src/kitprog.d \
 	testsuite/vm/usdt/src/pyfuncs.py \
@@ -985,16 +1282,21 @@ tapc_dist_files = \
 	testsuite/vm/usyms/kbt.sh \
 	testsuite/vm/usyms/knold.out \
 	testsuite/vm/usyms/knold.sh \
+	testsuite/vm/usyms/lines.out \
+	testsuite/vm/usyms/lines.sh \
 	testsuite/vm/usyms/prof.out \
 	testsuite/vm/usyms/prof.sh \
 	testsuite/vm/usyms/readers.out \
 	testsuite/vm/usyms/readers.sh \
 	testsuite/vm/usyms/scripts/kbt.stp \
 	testsuite/vm/usyms/scripts/knold.stp \
+	testsuite/vm/usyms/scripts/lines.stp \
 	testsuite/vm/usyms/scripts/prof.stp \
 	testsuite/vm/usyms/scripts/readers.stp \
 	testsuite/vm/usyms/scripts/ubt.stp \
 	testsuite/vm/usyms/src/deep.c \
+	testsuite/vm/usyms/src/lines.c \
+	testsuite/vm/usyms/src/nol.c \
 	testsuite/vm/usyms/src/readers.c \
 	testsuite/vm/usyms/src/spin.c \
 	testsuite/vm/usyms/src/usy.c \
@@ -1003,10 +1305,14 @@ tapc_dist_files = \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
+	testsuite/vm/workloads/ia32.h \
 	testsuite/vm/workloads/net_rw.c \
 	testsuite/vm/workloads/open_close.c \
 	testsuite/vm/workloads/read_zero.c \
 	testsuite/vm/workloads/sleeper.c \
+	testsuite/vm/workloads/sys_calls.c \
+	testsuite/vm/workloads/sys_calls_a.c \
+	testsuite/vm/workloads/sys_calls_b.c \
 	testsuite/vm/workloads/threads.c \
 	translator/ast.c \
 	translator/ast.h \
@@ -1036,6 +1342,7 @@ tapc_dist_files = \
 	translator/emit/emit.h \
 	translator/emit/emit_priv.h \
 	translator/emit/expr.c \
+	translator/emit/lines.c \
 	translator/emit/location.c \
 	translator/emit/module.c \
 	translator/emit/printer.c \

@@ -14,7 +14,7 @@
 
 #include <linux/types.h>
 
-#define TAP_TRANSPORT_VERSION 1
+#define TAP_TRANSPORT_VERSION 2
 
 /* Directory names are "tapc_" + the module name. */
 #define TAP_DIR_PREFIX "tapc_"
@@ -22,9 +22,18 @@
 /* ---- trace files ---- */
 
 struct tap_rec_hdr {
-	__u32 len;	/* payload bytes that follow the header */
+	__u32 len;	/* payload bytes that follow the header, | TAP_REC_F_* */
 	__u32 seq;	/* global program order, see above */
 };
+
+/* Flags in tap_rec_hdr.len; the payload length is len & TAP_REC_LEN_MASK.
+ * A record with a flag is a mark in the output stream, numbered like the
+ * output around it, so taprun acts on it exactly between the records
+ * before and after it:
+ *   TAP_REC_F_SWITCH  switch_file(): the records after it go to the next
+ *                     output file (taprun -S); no payload. */
+#define TAP_REC_F_SWITCH	0x80000000u
+#define TAP_REC_LEN_MASK	0x00ffffffu
 
 /* ---- control messages ---- */
 

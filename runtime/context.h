@@ -144,7 +144,7 @@ static inline int64_t tap_shr(int64_t a, int64_t n) { return a >> (n & 63); }
 static inline int tap_div(struct tap_context *c, int64_t a, int64_t b, int64_t *r)
 {
 	if (unlikely(b == 0)) {
-		tap_error(c, "division by zero");
+		tap_error(c, "division by 0");
 		return -1;
 	}
 	if (unlikely(b == -1)) {
@@ -158,7 +158,7 @@ static inline int tap_div(struct tap_context *c, int64_t a, int64_t b, int64_t *
 static inline int tap_mod(struct tap_context *c, int64_t a, int64_t b, int64_t *r)
 {
 	if (unlikely(b == 0)) {
-		tap_error(c, "division by zero");
+		tap_error(c, "division by 0");
 		return -1;
 	}
 	if (unlikely(b == -1)) {

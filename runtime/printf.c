@@ -73,7 +73,7 @@ static void tap_fmt_number(struct tap_writer *w, u64 num, const struct tap_fmt_s
 			prefix = "0";
 		break;
 	case TAP_CONV_POINTER:
-		flags = (flags | TAP_FMT_ALT) & ~TAP_FMT_ZERO;
+		flags |= TAP_FMT_ALT;	/* stap's %p is %#x, '0' and all */
 		fallthrough;
 	case TAP_CONV_HEX:
 		base = 16;
@@ -122,15 +122,38 @@ static void tap_field_end(struct tap_writer *w, int flags, int width, int n)
 		tap_pad(w, ' ', width - n);
 }
 
-static void tap_fmt_binary(struct tap_writer *w, int64_t v, int width)
+static int tap_binary_size(int n)
 {
+	return n == 1 || n == 2 || n == 4 || n == 8 ? n : -1;
+}
+
+/*
+ * %b as stap writes it: the precision is the size (1, 2, 4 or 8 bytes,
+ * else unset); an unset one is the width's when that is a size, else 8;
+ * an unset width is the size.  The field is padded to the width with
+ * NUL bytes, on the left unless '-'.
+ */
+static void tap_fmt_binary(struct tap_writer *w, int64_t v, int width, int prec, int flags)
+{
+	static const char zeros[8];
 	u8 b1 = (u8)v;
 	u16 b2 = (u16)v;
 	u32 b4 = (u32)v;
 	u64 b8 = (u64)v;
+	int size = tap_binary_size(prec);
 
+	if (width < 0) {
+		size = size < 0 ? 8 : size;
+		width = size;
+	} else if (size < 0) {
+		size = tap_binary_size(width);
+		size = size < 0 ? 8 : size;
+	}
+	if (!(flags & TAP_FMT_LEFT))
+		for (; width > size; width--)
+			tap_put(w, zeros, 1);
 	/* The value's bytes in host order, as a C cast and store would. */
-	switch (width) {
+	switch (size) {
 	case 1:
 		tap_put(w, (const char *)&b1, 1);
 		break;
@@ -144,6 +167,8 @@ static void tap_fmt_binary(struct tap_writer *w, int64_t v, int width)
 		tap_put(w, (const char *)&b8, 8);
 		break;
 	}
+	for (; width > size; width--)
+		tap_put(w, zeros, 1);
 }
 
 /* %m / %M: read in chunks so no large buffer sits on the stack. */
@@ -153,7 +178,7 @@ static void tap_fmt_memory(struct tap_writer *w, const struct tap_fmt_spec *sp,
 	static const char hex[] = "0123456789abcdef";
 	bool hexout = sp->conv == TAP_CONV_MEMORY_HEX;
 	bool user = sp->flags & TAP_FMT_ALT;
-	int n = prec < 0 ? 1 : prec, done = 0, out_len = hexout ? 2 * n : n;
+	int n = prec > 0 ? prec : 1, done = 0, out_len = hexout ? 2 * n : n;
 	u8 chunk[32];
 	char hx[64];
 
@@ -187,6 +212,8 @@ static void tap_fmt_memory(struct tap_writer *w, const struct tap_fmt_spec *sp,
 		done += k;
 	}
 	tap_field_end(w, sp->flags, width, out_len);
+	if (sp->flags & TAP_FMT_ZERO)	/* stap ends a '0' %m/%M/%s with a NUL */
+		tap_put(w, "", 1);
 }
 
 static int tap_clamp_field(int64_t v)
@@ -224,7 +251,8 @@ static void tap_fmt_one(struct tap_writer *w, const struct tap_fmt_spec *sp,
 		(*ai)++;
 	}
 	if (prec == TAP_FMT_STAR) {
-		prec = *ai < nargs && args[*ai].l >= 0 ? tap_clamp_field(args[*ai].l) : -1;
+		/* stap clamps a negative '*' precision to 0 */
+		prec = *ai < nargs && args[*ai].l > 0 ? tap_clamp_field(args[*ai].l) : 0;
 		(*ai)++;
 	}
 	width = tap_clamp_field(width);
@@ -242,9 +270,12 @@ static void tap_fmt_one(struct tap_writer *w, const struct tap_fmt_spec *sp,
 		tap_field_begin(w, s.flags, width, n);
 		tap_put(w, str, n);
 		tap_field_end(w, s.flags, width, n);
+		if (s.flags & TAP_FMT_ZERO)	/* stap ends a '0' %s with a NUL */
+			tap_put(w, "", 1);
 		break;
 	case TAP_CONV_CHAR:
-		if (s.flags & TAP_FMT_ALT) {
+		/* %#c escapes what is not printable ASCII, ' and \ (not ") */
+		if ((s.flags & TAP_FMT_ALT) && (unsigned char)v != '"') {
 			n = (int)tap_escape_char(esc, (unsigned char)v);
 		} else {
 			esc[0] = (char)v;
@@ -255,7 +286,7 @@ static void tap_fmt_one(struct tap_writer *w, const struct tap_fmt_spec *sp,
 		tap_field_end(w, s.flags, width, n);
 		break;
 	case TAP_CONV_BINARY:
-		tap_fmt_binary(w, v, width);
+		tap_fmt_binary(w, v, sp->width == -1 ? -1 : width, prec, s.flags);
 		break;
 	case TAP_CONV_MEMORY:
 	case TAP_CONV_MEMORY_HEX:

@@ -597,8 +597,12 @@ int tap_regex_match(struct tap_context *c, const struct tap_regex *re, const cha
 		ncur = nnext;
 	}
 	c->re_matched = matched;
-	if (matched)
+	if (matched) {
 		tap_strlcpy(c->re_subject, s, MAXSTRINGLEN);
+		/* groups the expression does not have: matched() says so */
+		for (i = 2 * (re->nsub + 1); i < 2 * TAP_RE_NSUB; i++)
+			c->re_cap[i] = -2;
+	}
 	return matched;
 }
 
@@ -608,12 +612,14 @@ int tap_regex_matched(struct tap_context *c, int64_t n, char *dst)
 	int start, end;
 
 	dst[0] = '\0';
+	/* stap's texts */
 	if (!c->re_matched) {
-		tap_error(c, "matched(): no successful regular expression match");
+		tap_error(c, "Attempted to get subexpression %lld from failed match",
+			  (long long)n);
 		return -1;
 	}
-	if (n < 0 || n >= TAP_RE_NSUB) {
-		tap_error(c, "matched(): subexpression %lld out of range", (long long)n);
+	if (n < 0 || n >= TAP_RE_NSUB || c->re_cap[2 * n] == -2) {
+		tap_error(c, "Attempted to get nonexistent subexpression %lld", (long long)n);
 		return -1;
 	}
 	start = c->re_cap[2 * n];

@@ -310,27 +310,11 @@ static void tap_sink_repeat(struct tap_hist_sink *s, char ch, int n)
 	}
 }
 
-/* The label of bucket i: "<start", ">last", or the bucket's low value. */
-static int tap_hist_label(const struct tap_hist_spec *spec, int i, char *buf, size_t size)
+static int tap_max3(int a, int b, int c)
 {
-	long long v;
+	int m = a > b ? a : b;
 
-	if (spec->type == TAP_HIST_LOG) {
-		if (i == TAP_HIST_LOG_ZERO)
-			v = 0;
-		else if (i > TAP_HIST_LOG_ZERO)
-			v = 1LL << (i - TAP_HIST_LOG_ZERO - 1);
-		else if (i == 0)
-			v = LLONG_MIN;
-		else
-			v = -(1LL << (TAP_HIST_LOG_ZERO - 1 - i));
-		return snprintf(buf, size, "%lld", v);
-	}
-	if (i == 0)
-		return snprintf(buf, size, "<%lld", (long long)spec->start);
-	v = tap_add(spec->start, tap_mul(spec->interval,
-					 i == spec->buckets - 1 ? i - 2 : i - 1));
-	return snprintf(buf, size, "%s%lld", i == spec->buckets - 1 ? ">" : "", v);
+	return m > c ? m : c;
 }
 
 static int tap_num_width(int64_t v)
@@ -340,71 +324,94 @@ static int tap_num_width(int64_t v)
 	return snprintf(tmp, sizeof(tmp), "%lld", (long long)v);
 }
 
-/*
- * Whether row i is printed (assumptions, see the report):
- *  - the rows run from HIST_ELISION buckets before the first non-empty
- *    bucket to HIST_ELISION after the last (a negative HIST_ELISION shows
- *    every bucket);
- *  - an empty bucket farther than HIST_ELISION from every non-empty one is
- *    elided; each run of elided buckets prints one "~" line;
- *  - the linear under/overflow buckets only show when non-empty.
- */
-static bool tap_hist_row_shown(const struct tap_hist_spec *spec,
-			       const struct tap_stat_data *d, int i)
+/* The value a row stands for (a log bucket's smallest magnitude, a
+ * linear bucket's low end) and its prefix: "<" underflow, ">" overflow. */
+static int64_t tap_hist_value(const struct tap_hist_spec *spec, int i, const char **prefix)
 {
-	int j;
-
-	if (d->hist[i])
-		return true;
-	if (spec->type == TAP_HIST_LINEAR && (i == 0 || i == spec->buckets - 1))
-		return false;
-	if (HIST_ELISION < 0)
-		return true;
-	for (j = i - HIST_ELISION; j <= i + HIST_ELISION; j++)
-		if (j >= 0 && j < spec->buckets && d->hist[j])
-			return true;
-	return false;
+	*prefix = "";
+	if (spec->type == TAP_HIST_LOG) {
+		if (i == TAP_HIST_LOG_ZERO)
+			return 0;
+		if (i > TAP_HIST_LOG_ZERO)
+			return 1LL << (i - TAP_HIST_LOG_ZERO - 1);
+		if (i == 0)
+			return LLONG_MIN;
+		return -(1LL << (TAP_HIST_LOG_ZERO - 1 - i));	/* -2^(63-i) */
+	}
+	if (i == 0) {
+		*prefix = "<";
+		return spec->start;
+	}
+	if (i == spec->buckets - 1) {
+		*prefix = ">";
+		i--;
+	}
+	return (int64_t)((u64)spec->start + (u64)spec->interval * (u64)(i - 1));
 }
 
 /*
- * The layout (assumed to match stap):
+ * stap's layout, byte for byte:
  *	" value |-------------------------------------------------- count"
- *	"     0 |@@@@@@@@@@                                         10"
- *	"     1 |                                                    0"
- *	"     ~"
- * The value column is right-aligned, as wide as the widest label shown
- * and at least as wide as "value".  Bars are count / scale '@'s, where
- * scale = ceil(max / 50) once the largest count exceeds 50, padded to 50
- * columns; counts are right-aligned to the widest count, after one space.
+ *	"     8 |@@@@                                                4"
+ *	"       ~"
+ * Rows run from two buckets before the first non-empty one to two after
+ * the last, but a log histogram of values >= 0 starts at the 0 row at
+ * the lowest, and empty linear under/overflow rows are left out.  An
+ * empty row whose neighbours within HIST_ELISION rows (inside that
+ * range) are all empty is elided; a run of elided rows is one "~" line
+ * where printing resumes (a negative HIST_ELISION elides nothing).  The
+ * value column is as wide as the widest of the first and last rows'
+ * values (for a linear histogram, of start and of start + interval *
+ * the last row's index, plus one for a "<" or ">" row), at least
+ * "value".  Bars are count / scale '@'s, scale = ceil(max / 50) once the
+ * largest count exceeds 50; counts are right-aligned to the widest one.
  * A blank line ends the histogram.
  */
 static void tap_hist_render(struct tap_hist_sink *s, const struct tap_hist_spec *spec,
 			    const struct tap_stat_data *d)
 {
-	char label[32];
-	int64_t max = 0, scale = 1;
-	int i, lo = -1, hi = -1, val_space = 5, cnt_space, bar, n;
-	bool eliding = false;
+	char num[24];
+	const char *prefix;
+	int64_t max = 0, scale = 1, v;
+	int i, k, lo = -1, hi = 0, val_space, cnt_space, bar, n;
+	bool eliding = false, under = false, over = false;
 
 	for (i = 0; i < spec->buckets; i++) {
+		if (d->hist[i] > 0 && lo < 0)
+			lo = i;
+		if (d->hist[i] > 0)
+			hi = i;
 		if (d->hist[i] > max)
 			max = d->hist[i];
-		if (d->hist[i] && lo < 0)
-			lo = i;
-		if (d->hist[i])
-			hi = i;
 	}
-	if (HIST_ELISION < 0 && lo >= 0) {
-		lo = 0;
-		hi = spec->buckets - 1;
+	if (lo >= 0) {
+		for (k = 0; k < 2; k++) {
+			if (lo > 0 && (spec->type != TAP_HIST_LOG || lo != TAP_HIST_LOG_ZERO))
+				lo--;
+			if (hi < spec->buckets - 1)
+				hi++;
+		}
+		if (spec->type == TAP_HIST_LINEAR) {
+			if (lo == 0 && !d->hist[0])
+				lo++;
+			if (hi == spec->buckets - 1 && !d->hist[hi])
+				hi--;
+			under = lo == 0;
+			over = hi == spec->buckets - 1;
+		}
 	}
 	if (max > TAP_HIST_WIDTH)
 		scale = div64_s64(max + TAP_HIST_WIDTH - 1, TAP_HIST_WIDTH);
 	cnt_space = tap_num_width(max);
-	for (i = lo; lo >= 0 && i <= hi; i++) {
-		n = tap_hist_label(spec, i, label, sizeof(label));
-		if (tap_hist_row_shown(spec, d, i) && n > val_space)
-			val_space = n;
+	val_space = 5;		/* "value" */
+	if (lo >= 0 && spec->type == TAP_HIST_LINEAR) {
+		n = tap_num_width(spec->start) + under;
+		k = tap_num_width((int64_t)((u64)spec->start + (u64)spec->interval * (u64)hi)) + over;
+		val_space = tap_max3(val_space, n, k);
+	} else if (lo >= 0) {
+		n = tap_num_width(tap_hist_value(spec, lo, &prefix));
+		k = tap_num_width(tap_hist_value(spec, hi, &prefix));
+		val_space = tap_max3(val_space, n, k);
 	}
 
 	tap_sink_repeat(s, ' ', val_space - 5);
@@ -412,31 +419,37 @@ static void tap_hist_render(struct tap_hist_sink *s, const struct tap_hist_spec 
 	tap_sink_repeat(s, '-', TAP_HIST_WIDTH);
 	tap_sink_put(s, " count\n", 7);
 
-	if (lo >= 0 && HIST_ELISION >= 0) {
-		lo = lo - HIST_ELISION < 0 ? 0 : lo - HIST_ELISION;
-		hi = hi + HIST_ELISION >= spec->buckets ? spec->buckets - 1 : hi + HIST_ELISION;
-	}
 	for (i = lo; lo >= 0 && i <= hi; i++) {
-		if (!tap_hist_row_shown(spec, d, i)) {
-			if (!eliding && !(spec->type == TAP_HIST_LINEAR &&
-					  (i == 0 || i == spec->buckets - 1))) {
-				tap_sink_repeat(s, ' ', val_space - 1);
-				tap_sink_put(s, "~\n", 2);
+		if (HIST_ELISION >= 0) {
+			int reach = HIST_ELISION < spec->buckets ? HIST_ELISION : spec->buckets;
+			int from = i - reach > lo ? i - reach : lo;
+			int to = i + reach < hi ? i + reach : hi;
+			bool empty = true;
+
+			for (k = from; k <= to; k++)
+				if (d->hist[k])
+					empty = false;
+			if (empty) {
 				eliding = true;
+				continue;
 			}
-			continue;
+			if (eliding) {
+				tap_sink_repeat(s, ' ', val_space + 1);
+				tap_sink_put(s, "~\n", 2);
+				eliding = false;
+			}
 		}
-		eliding = false;
-		n = tap_hist_label(spec, i, label, sizeof(label));
-		tap_sink_repeat(s, ' ', val_space - n);
-		tap_sink_put(s, label, n);
+		v = tap_hist_value(spec, i, &prefix);
+		n = tap_num_width(v);
+		tap_sink_repeat(s, ' ', val_space - n - (int)strlen(prefix));
+		tap_sink_put(s, prefix, strlen(prefix));
+		tap_sink_put(s, num, snprintf(num, sizeof(num), "%lld", (long long)v));
 		tap_sink_put(s, " |", 2);
 		bar = (int)div64_s64(d->hist[i], scale);
 		tap_sink_repeat(s, '@', bar);
 		tap_sink_repeat(s, ' ', TAP_HIST_WIDTH - bar + 1 + cnt_space -
 				tap_num_width(d->hist[i]));
-		n = snprintf(label, sizeof(label), "%lld", (long long)d->hist[i]);
-		tap_sink_put(s, label, n);
+		tap_sink_put(s, num, snprintf(num, sizeof(num), "%lld", (long long)d->hist[i]));
 		tap_sink_put(s, "\n", 1);
 	}
 	tap_sink_put(s, "\n", 1);

@@ -108,7 +108,7 @@
 
 /* Limits: the generated file defines them first; these are stap's defaults. */
 #ifndef MAXSTRINGLEN
-#define MAXSTRINGLEN 128
+#define MAXSTRINGLEN 512
 #endif
 #ifndef MAXMAPENTRIES
 #define MAXMAPENTRIES 2048

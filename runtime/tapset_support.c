@@ -191,6 +191,9 @@ int tap_modname(unsigned long addr, char *buf, size_t len)
 /* user symbols and the user unwinder: the tables pass 3 embedded */
 #include "usyms.c"
 
+/* symfile/symline and their user twins: the line tables pass 3 embedded */
+#include "lines.c"
+
 /* ---- stacks ---- */
 
 /* Probes that run outside any interesting stack: nothing to show. */

@@ -37,6 +37,8 @@ int tap_modname(unsigned long addr, char *buf, size_t len);
 int tap_usymname(unsigned long addr, char *buf, size_t len);
 int tap_usymdata(unsigned long addr, char *buf, size_t len);
 int tap_umodname(unsigned long addr, char *buf, size_t len);
+int tap_umodaddr(unsigned long addr, unsigned long *off);
+int tap_umodbuildid(unsigned long addr, char *buf, size_t len);
 /* One user address in one of stap's symbol formats (flags below): the
  * length written. */
 #define TAP_USYM_SYMBOL		0x001	/* the name */
@@ -55,6 +57,14 @@ int tap_umodname(unsigned long addr, char *buf, size_t len);
 #define TAP_USYM_BRIEF	(TAP_USYM_SYMBOL | TAP_USYM_OFFSET | TAP_USYM_NEWLINE)
 #define TAP_USYM_NONE	TAP_USYM_POST_SPACE	/* "0x%016lx " */
 int tap_usym_format(char *buf, size_t len, unsigned long addr, int flags);
+/* Source file and line of a kernel (user) address, from the line
+ * tables the module carries (lines.c): what is TAP_LINE_FILE and/or
+ * TAP_LINE_LINE, written as "FILE", "LINE" or "FILE:LINE"; 0, or -ENOENT
+ * when not known (then "0x%016lx"). */
+#define TAP_LINE_FILE	1
+#define TAP_LINE_LINE	2
+int tap_symfileline(unsigned long addr, char *buf, size_t len, int what);
+int tap_usymfileline(unsigned long addr, char *buf, size_t len, int what);
 /* Hold (release) the carried objects' inodes: the session's start (stop). */
 int tap_usyms_start(void);
 void tap_usyms_stop(void);

@@ -281,7 +281,7 @@ static bool tap_emit_now(struct tap_rec_hdr *h, size_t total)
 		ok = tap_relay_put(h, total);
 	else
 		ok = tap_ring_put_rec(&tap_this_cpu()->trace, h, total);
-	if (ok) {
+	if (ok && !(h->len & ~TAP_REC_LEN_MASK)) {	/* marks are not output */
 		this_cpu_inc(tap_tp.counters->records);
 		this_cpu_add(tap_tp.counters->bytes, h->len);
 	}
@@ -323,13 +323,14 @@ static bool tap_worker_emit(struct tap_rec_hdr *h, size_t total)
 	return true;
 }
 
-static void tap_emit(struct tap_print_buf *pb)
+/* The print buffer as one record; flags (TAP_REC_F_*) make it a mark. */
+static void tap_emit_flags(struct tap_print_buf *pb, u32 flags)
 {
 	struct tap_rec_hdr *h = (struct tap_rec_hdr *)pb->rec;
 	size_t total = sizeof(*h) + pb->used;
 	bool ok;
 
-	h->len = pb->used;
+	h->len = pb->used | flags;
 	if (unlikely(tap_in_worker()))
 		ok = tap_worker_emit(h, total);
 	else
@@ -337,6 +338,11 @@ static void tap_emit(struct tap_print_buf *pb)
 	if (!ok)
 		this_cpu_inc(tap_tp.counters->records_dropped);
 	pb->used = 0;
+}
+
+static void tap_emit(struct tap_print_buf *pb)
+{
+	tap_emit_flags(pb, 0);
 }
 
 static bool tap_reader_gone(void)
@@ -430,6 +436,21 @@ void tap_write(const char *buf, size_t len)
 void tap_print(const char *s)
 {
 	tap_write(s, strlen(s));
+}
+
+/* switch_file(): what this handler printed so far is committed, then a
+ * mark follows it in the same stream (it takes the next seq), so taprun
+ * switches files exactly there.  A mark that does not fit is dropped and
+ * counted like any record. */
+void tap_switch_file(void)
+{
+	struct tap_print_buf *pb = tap_pbuf();
+
+	if (unlikely(!pb))
+		return;
+	if (pb->used)
+		tap_emit(pb);
+	tap_emit_flags(pb, TAP_REC_F_SWITCH);
 }
 
 /* Process context (workers): commit what the hooks left behind. */

@@ -11,7 +11,9 @@
  *           seq is a global sequence number: the first record of a run has
  *           seq 1, every written record the next one (a dropped record gets
  *           none, so there are no holes), and the numbers wrap at 2^32.
- *           Within one file seq only grows (modulo the wrap).
+ *           Within one file seq only grows (modulo the wrap).  A record
+ *           whose len has a TAP_REC_F_* flag is a mark (tap_wire.h), not
+ *           output.
  *   ctl     the control channel.  A write() is exactly one message from
  *           taprun; a read() returns one or more whole messages from the
  *           module (the buffer must hold TAP_MSG_MAX bytes).  Every message
@@ -66,6 +68,9 @@
  *       the way out, so one handler's output stays together.
  *   void tap_write(const char *buf, size_t len);   reserve + copy
  *   void tap_print(const char *s);                 tap_write of a string
+ *   void tap_switch_file(void);
+ *       Commit the print buffer, then put a TAP_REC_F_SWITCH mark in the
+ *       stream: taprun -S starts the next output file there.
  * A record that does not fit in the trace buffer is dropped and counted;
  * taprun reports the count.  Output of tap_on_start()/tap_on_stop() is
  * instead held back (up to 32 MiB) until taprun has read enough.
@@ -111,6 +116,7 @@ void tap_unreserve(size_t len);
 void tap_commit(void);
 void tap_write(const char *buf, size_t len);
 void tap_print(const char *s);
+void tap_switch_file(void);
 
 void tap_msg_error(const char *text);
 void tap_msg_warning(const char *text);

@@ -417,3 +417,30 @@ int tap_umodname(unsigned long addr, char *buf, size_t len)
 	strscpy(buf, loc.obj->path, len);
 	return 0;
 }
+
+/* addr's offset from the start of the mapping of a carried object that
+ * holds it (stap's umodaddr), or -ENOENT. */
+int tap_umodaddr(unsigned long addr, unsigned long *off)
+{
+	struct _tap_uloc loc;
+
+	if (!addr || !_tap_ulocate(addr, &loc))
+		return -ENOENT;
+	*off = addr - loc.vm_start;
+	return 0;
+}
+
+/* The build-id (hex) of the carried object holding addr, or -ENOENT
+ * (then "" in buf); -ENODATA when that object has none. */
+int tap_umodbuildid(unsigned long addr, char *buf, size_t len)
+{
+	struct _tap_uloc loc;
+
+	buf[0] = '\0';
+	if (!addr || !_tap_ulocate(addr, &loc))
+		return -ENOENT;
+	if (!loc.obj->build_id)
+		return -ENODATA;
+	strscpy(buf, loc.obj->build_id, len);
+	return 0;
+}

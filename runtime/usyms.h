@@ -14,6 +14,8 @@
 #ifndef TAP_USYMS_H
 #define TAP_USYMS_H
 
+#include "lines.h"
+
 struct tap_usym {
 	unsigned long addr;
 	unsigned int name;		/* offset in the object's strs */
@@ -48,6 +50,12 @@ struct tap_uobj {
 	const char *strs;
 	const struct tap_urow *rows;	/* by pc */
 	unsigned int nrows;
+	const char *build_id;		/* hex (umodbuildid), or NULL */
+	const struct tap_line *lines;	/* by file address (lines.h), when
+					 * the script asks for lines and
+					 * the object has DWARF */
+	unsigned int nlines;
+	const char *const *files;
 };
 
 #endif /* TAP_USYMS_H */

@@ -26,6 +26,15 @@
 
 vm_default_release=6.1.0-56-amd64
 
+# qemu's accelerator.  TCG with one host thread for both vCPUs: under
+# multi-threaded TCG, ftrace's live patching of a call site (a kprobe on
+# a function's entry, taken off while another vCPU runs that function
+# hot) let the other vCPU run a half-written instruction, and the guest
+# jumped to address 0 (getppid in a loop, exit() from the probe: 6 of 6
+# boots crashed; with thread=single, none).  Two vCPUs on one host thread
+# still interleave, so the SMP cases keep their meaning.
+vm_accel=${VM_ACCEL:-tcg,thread=single}
+
 vm_release() {
 	local r
 	if [ -n "${VM_RELEASE:-}" ]; then
@@ -82,14 +91,18 @@ vm_taprun() {
 }
 
 vm_workloads() {
-	local dir=$1 c w
+	local dir=$1 c w h fresh
 	shift
 	mkdir -p "$dir"
 	for c in "$top"/testsuite/vm/workloads/*.c "$@"; do
 		[ -f "$c" ] || continue
 		w=$dir/$(basename "$c" .c)
-		# rebuilt only when the source is newer
-		[ "$w" -nt "$c" ] && continue
+		# rebuilt only when the source or a header beside it is newer
+		fresh=1
+		for h in "$c" "$top"/testsuite/vm/workloads/*.h; do
+			[ -f "$h" ] && ! [ "$w" -nt "$h" ] && fresh=
+		done
+		[ -z "$fresh" ] || continue
 		gcc -static -O2 -s -Wall -o "$w" "$c" ||
 			{ echo "workload $c does not compile" >&2; return 1; }
 	done
@@ -134,18 +147,27 @@ vm_kernel() {
 	fi
 }
 
+# vm_qemu KERNEL INITRD CONSOLE CASES [KERNEL-ARGUMENTS]: the qemu command
+# line of the test VM (2 vCPUs, 1 GiB, no devices but the two serial
+# ports: ttyS0 the console into file CONSOLE, ttyS1 the case channel
+# into file CASES) into the array vm_qemu_cmd.
+vm_qemu() {
+	vm_qemu_cmd=(qemu-system-x86_64 -accel "$vm_accel" -m 1024 -smp 2
+		-nodefaults -display none -no-reboot
+		-kernel "$1" -initrd "$2"
+		-append "console=ttyS0 quiet loglevel=3 panic=-1${5:+ $5}"
+		-serial "file:$3" -serial "file:$4")
+}
+
 vm_boot() {
 	local r=$1 stage=$2 o=$3 limit=$4 taprun f
 	taprun=$(vm_taprun) || return 1
 	mkdir -p "$o/cases"
 	"$top/testsuite/vm/mkinitramfs" -o "$o/initrd.gz" --cases "$stage" \
 		--workloads "$o/workloads" --taprun "$taprun" || return 1
-	timeout -k 5 "$limit" qemu-system-x86_64 -accel tcg -m 1024 -smp 2 \
-		-nodefaults -display none -no-reboot \
-		-kernel "$(vm_kernel "$r")" -initrd "$o/initrd.gz" \
-		-append "console=ttyS0 quiet loglevel=3 panic=-1" \
-		-serial "file:$o/console.log" -serial "file:$o/cases.raw" \
-		</dev/null >"$o/qemu.log" 2>&1
+	f=$(vm_kernel "$r") || return 1
+	vm_qemu "$f" "$o/initrd.gz" "$o/console.log" "$o/cases.raw"
+	timeout -k 5 "$limit" "${vm_qemu_cmd[@]}" </dev/null >"$o/qemu.log" 2>&1
 	[ $? -ne 124 ] || echo "the VM did not power off within $limit s (killed)" >&2
 	vm_split_cases "$o/cases.raw" "$o/cases"
 }

@@ -23,7 +23,8 @@ int merger_init(struct merger *m, int nr, const int *cpus,
 		m->streams[i].fd = -1;
 	}
 	m->next_seq = 1;
-	m->max_record = max_record;
+	m->max_record = max_record < TAP_REC_LEN_MASK ? max_record
+						      : TAP_REC_LEN_MASK;
 	m->max_pending = 64u << 20;
 	m->ordered = true;
 	m->emit = emit;
@@ -96,14 +97,15 @@ static bool head_record(struct merger *m, struct stream *s,
 	if (s->broken || have < HDR)
 		return false;
 	memcpy(h, s->buf + s->start, HDR);
-	if (h->len > m->max_record) {
+	/* A mark has no payload; max_record is far below the flags. */
+	if (h->len != TAP_REC_F_SWITCH && h->len > m->max_record) {
 		s->broken = true;
 		s->bad_len = h->len;
 		m->pending -= have;
 		s->start = s->end = 0;
 		return false;
 	}
-	return have >= HDR + h->len;
+	return have >= HDR + (h->len & TAP_REC_LEN_MASK);
 }
 
 static int emit_head(struct merger *m, int i, const struct tap_rec_hdr *h)
@@ -111,16 +113,22 @@ static int emit_head(struct merger *m, int i, const struct tap_rec_hdr *h)
 	struct stream *s = &m->streams[i];
 	const char *data = s->buf + s->start + HDR;
 
-	s->start += HDR + h->len;
-	m->pending -= HDR + h->len;
+	uint32_t len = h->len & TAP_REC_LEN_MASK;
+
+	s->start += HDR + len;
+	m->pending -= HDR + len;
 	if (s->start == s->end)
 		s->start = s->end = 0;
-	m->records++;
-	m->bytes += h->len;
 	m->last = i;
 	if (h->seq - m->next_seq < 0x80000000u)	/* not a late one */
 		m->next_seq = h->seq + 1;
-	return m->emit(m->arg, s->cpu, data, h->len);
+	if (h->len & TAP_REC_F_SWITCH) {
+		m->marks++;
+		return m->mark ? m->mark(m->arg, s->cpu, TAP_REC_F_SWITCH) : 0;
+	}
+	m->records++;
+	m->bytes += len;
+	return m->emit(m->arg, s->cpu, data, len);
 }
 
 /* Distance of seq from the record due next; a record already overtaken

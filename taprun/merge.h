@@ -28,6 +28,9 @@ struct stream {
 /* Called for every record, in order; nonzero stops the merge. */
 typedef int (*merge_emit_fn)(void *arg, int cpu, const char *data,
 			     size_t len);
+/* Called for every mark (a record with a TAP_REC_F_* flag: flag), in
+ * order among the records; nonzero stops the merge. */
+typedef int (*merge_mark_fn)(void *arg, int cpu, uint32_t flag);
 
 struct merger {
 	struct stream *streams;
@@ -39,8 +42,10 @@ struct merger {
 	int last;		/* stream emitted from last (a hint) */
 	bool ordered;		/* false: emit each stream as it comes */
 	merge_emit_fn emit;
+	merge_mark_fn mark;	/* NULL: marks are dropped (set after init) */
 	void *arg;
 	uint64_t records;	/* emitted */
+	uint64_t marks;		/* marks seen */
 	uint64_t bytes;
 	uint64_t skipped_seqs;	/* numbers skipped: records never seen */
 };

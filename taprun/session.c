@@ -29,6 +29,7 @@
 
 #include "taprun.h"
 #include "merge.h"
+#include "outfile.h"
 #include "tap_wire.h"
 
 #define DEBUGFS_DEFAULT	"/sys/kernel/debug"
@@ -51,13 +52,15 @@ struct session {
 	int ctl;
 	struct tap_msg_hello hello;
 	struct merger merge;
-	FILE *out;
-	FILE **bulk;			/* per stream, -b */
+	FILE *out;			/* stdout, when there is no -o */
+	struct outfile *files;		/* -o: one, or one per CPU (-b) */
+	unsigned int nfiles;
 	bool *reported_broken;
 	pid_t child;			/* -c command, 0 if none */
 	int child_go;			/* write end: let the child exec */
 	int child_err;			/* read end: errno if exec failed */
 	bool started, stop_sent, done_seen, aborting, output_failed;
+	int input;			/* /proc/systemtap/NAME/__stdin, or -1 */
 	struct timespec t_start, t_done;
 	struct tap_msg_done done;
 	unsigned long error_msgs;
@@ -523,6 +526,57 @@ static void run_system(struct session *s, const char *cmd, size_t len)
 	free(c);
 }
 
+/* A script with input.char/input.line probes has the procfs file
+ * /proc/systemtap/NAME/__stdin (their alias, in the input tapset): our
+ * standard input is fed to it from the start on, one byte per write,
+ * which fires input.char once per character (input.line gathers them). */
+static void open_input(struct session *s)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "/proc/systemtap/%s/__stdin", s->name);
+	s->input = open(path, O_WRONLY | O_CLOEXEC);
+	if (s->input < 0 && errno != ENOENT)
+		msg_warning(_("module '%s': cannot open %s for the input probes: %s"),
+			    s->name, path, strerror(errno));
+	if (s->input >= 0)
+		msg_verbose(1, _("module '%s': feeding standard input to its input probes"),
+			    s->name);
+}
+
+static void close_input(struct session *s)
+{
+	if (s->input >= 0)
+		close(s->input);
+	s->input = -1;
+}
+
+/* Standard input is readable: pass what it has on.  End of file (or an
+ * error) ends the feed, not the run. */
+static void feed_input(struct session *s)
+{
+	char buf[4096];
+	ssize_t n = read(0, buf, sizeof(buf)), i;
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close_input(s);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (write(s->input, buf + i, 1) != 1) {
+			if (errno == EINTR) {
+				i--;
+				continue;
+			}
+			/* the module stopped: its file is gone */
+			close_input(s);
+			return;
+		}
+	}
+}
+
 static void on_started(struct session *s, const struct tap_msg_status *m)
 {
 	if (m->status) {
@@ -535,6 +589,7 @@ static void on_started(struct session *s, const struct tap_msg_status *m)
 	s->started = true;
 	clock_gettime(CLOCK_MONOTONIC, &s->t_start);
 	msg_verbose(1, _("module '%s': started"), s->name);
+	open_input(s);
 	release_child(s);
 }
 
@@ -659,14 +714,38 @@ static int wait_hello(struct session *s)
 
 /* ---- output ---- */
 
+static void fail_output(struct session *s)
+{
+	s->output_failed = true;
+	s->status = 1;
+	request_stop(s, _("output failed"));
+}
+
+static struct outfile *file_of(struct session *s, int cpu)
+{
+	if (!s->files)
+		return NULL;
+	if (opt.bulk)
+		return (unsigned int)cpu < s->nfiles && s->files[cpu].pattern ?
+			       &s->files[cpu] : NULL;
+	return &s->files[0];
+}
+
 static int emit_record(void *arg, int cpu, const char *data, size_t len)
 {
 	struct session *s = arg;
-	FILE *f = s->bulk ? s->bulk[cpu] : s->out;
+	struct outfile *o = file_of(s, cpu);
 
-	if (s->output_failed || !f)
+	if (s->output_failed)
 		return 0;
-	if (fwrite(data, 1, len, f) != len) {
+	if (o) {
+		if (outfile_write(o, data, len))
+			fail_output(s);
+		return 0;
+	}
+	if (!s->out)
+		return 0;
+	if (fwrite(data, 1, len, s->out) != len) {
 		s->output_failed = true;
 		if (errno != EPIPE) {
 			msg_error(_("cannot write the output: %s"),
@@ -678,67 +757,61 @@ static int emit_record(void *arg, int cpu, const char *data, size_t len)
 	return 0;
 }
 
-/* -o NAME may hold strftime() conversions, as with staprun. */
-static char *output_name(const char *pattern, int cpu)
+/* switch_file(): in bulk mode every CPU's file switches (the mark is in
+ * one CPU's stream; the files of the others have no common order). */
+static int emit_mark(void *arg, int cpu, uint32_t flag)
 {
-	char name[PATH_MAX], *full;
-	time_t now = time(NULL);
-	struct tm tm;
+	struct session *s = arg;
+	unsigned int i;
 
-	if (!strchr(pattern, '%') || !localtime_r(&now, &tm) ||
-	    !strftime(name, sizeof(name), pattern, &tm))
-		snprintf(name, sizeof(name), "%s", pattern);
-	if (cpu < 0)
-		return strdup(name);
-	full = malloc(strlen(name) + 16);
-	if (full)
-		sprintf(full, "%s_%d", name, cpu);
-	return full;
-}
-
-static FILE *open_output(const char *name)
-{
-	FILE *f = fopen(name, "w");
-
-	if (!f)
-		msg_error(_("cannot create output file '%s': %s"), name,
-			  strerror(errno));
-	return f;
+	(void)cpu;
+	if (flag != TAP_REC_F_SWITCH || s->output_failed)
+		return 0;
+	if (!opt.size_mb) {
+		msg_verbose(2, _("module '%s': switch_file() without -S: ignored"),
+			    s->name);
+		return 0;
+	}
+	for (i = 0; i < s->nfiles; i++)
+		if (s->files[i].pattern && outfile_switch(&s->files[i])) {
+			fail_output(s);
+			break;
+		}
+	return 0;
 }
 
 static int open_outputs(struct session *s)
 {
+	unsigned int n = 1;
 	int i;
 
-	if (!opt.bulk) {
-		char *name;
-
-		if (!opt.outfile) {
-			s->out = stdout;
-		} else {
-			name = output_name(opt.outfile, -1);
-			s->out = name ? open_output(name) : NULL;
-			free(name);
-			if (!s->out)
-				return -EIO;
-		}
+	if (!opt.outfile && !opt.bulk) {
+		s->out = stdout;
 		cur_out = s->out;
 		return 0;
 	}
-	s->bulk = calloc(s->hello.nr_trace, sizeof(*s->bulk));
-	if (!s->bulk)
+	if (opt.bulk)
+		n = s->hello.nr_trace;
+	s->files = calloc(n, sizeof(*s->files));
+	if (!s->files)
 		return -ENOMEM;
-	for (i = 0; i < s->merge.nr; i++) {
-		int cpu = s->merge.streams[i].cpu;
-		char *name = output_name(opt.outfile ? opt.outfile : "tapc_cpu",
-					 cpu);
+	s->nfiles = n;
+	for (i = 0; i < (opt.bulk ? s->merge.nr : 1); i++) {
+		int cpu = opt.bulk ? s->merge.streams[i].cpu : 0;
+		struct outfile *o = &s->files[cpu];
 
-		if (!opt.outfile && name)	/* tapc_cpuN, no '_' */
-			sprintf(name, "tapc_cpu%d", cpu);
-		s->bulk[cpu] = name ? open_output(name) : NULL;
-		free(name);
-		if (!s->bulk[cpu])
+		/* -b: NAME_N, or tapc_cpuN without -o */
+		o->pattern = opt.outfile ? opt.outfile : "tapc_cpu";
+		o->cpu = opt.bulk ? cpu : -1;
+		o->cpu_no_sep = !opt.outfile;
+		o->numbered = opt.size_mb != 0;
+		o->max_bytes = (uint64_t)opt.size_mb << 20;
+		o->keep = opt.size_files;
+		if (outfile_open(o)) {
+			outfile_close(o);
+			o->pattern = NULL;
 			return -EIO;
+		}
 	}
 	return 0;
 }
@@ -747,20 +820,20 @@ static void close_outputs(struct session *s)
 {
 	unsigned int i;
 
-	if (s->bulk) {
-		for (i = 0; i < s->hello.nr_trace; i++)
-			if (s->bulk[i] && fclose(s->bulk[i]))
-				s->status = 1;
-		free(s->bulk);
-		s->bulk = NULL;
-	} else if (s->out && s->out != stdout) {
-		if (fclose(s->out) && !s->output_failed) {
+	for (i = 0; i < s->nfiles; i++) {
+		if (!s->files[i].pattern)
+			continue;
+		if (outfile_close(&s->files[i]) && !s->output_failed) {
 			msg_error(_("cannot write the output: %s"),
 				  strerror(errno));
 			s->status = 1;
 		}
-	} else if (s->out && fflush(s->out) && !s->output_failed &&
-		   errno != EPIPE) {
+	}
+	free(s->files);
+	s->files = NULL;
+	s->nfiles = 0;
+	if (s->out && fflush(s->out) && !s->output_failed &&
+	    errno != EPIPE) {
 		msg_error(_("cannot write the output: %s"), strerror(errno));
 		s->status = 1;
 	}
@@ -795,6 +868,7 @@ static int open_traces(struct session *s)
 	free(cpus);
 	if (err)
 		return err;
+	s->merge.mark = emit_mark;
 	s->merge.ordered = !opt.bulk;
 	s->reported_broken = calloc(nr ? nr : 1, sizeof(bool));
 	if (!s->reported_broken)
@@ -892,6 +966,9 @@ static void merge_output(struct session *s, bool final)
 	}
 	if (s->out && !s->output_failed)
 		fflush(s->out);
+	for (i = 0; i < (int)s->nfiles && !s->output_failed; i++)
+		if (s->files[i].f)
+			fflush(s->files[i].f);
 }
 
 /* After DONE (or when giving up): read until every file is empty. */
@@ -936,7 +1013,7 @@ static void run_loop(struct session *s, const sigset_t *orig)
 	unsigned int stops_seen = 0;
 	double deadline = 0;
 
-	pfd = calloc(n, sizeof(*pfd));
+	pfd = calloc(n + 1, sizeof(*pfd));
 	if (!pfd) {
 		s->aborting = true;
 		return;
@@ -952,7 +1029,11 @@ static void run_loop(struct session *s, const sigset_t *orig)
 			pfd[i + 1].fd = s->merge.streams[i].fd;
 			pfd[i + 1].events = POLLIN;
 		}
-		if (ppoll(pfd, n, &ts, orig) < 0 && errno != EINTR) {
+		/* last: standard input, while it feeds the input probes */
+		pfd[n].fd = s->input >= 0 && !s->stop_sent ? 0 : -1;
+		pfd[n].events = POLLIN;
+		pfd[n].revents = 0;
+		if (ppoll(pfd, n + 1, &ts, orig) < 0 && errno != EINTR) {
 			msg_error(_("module '%s': poll failed: %s"), s->name,
 				  strerror(errno));
 			s->aborting = true;
@@ -979,6 +1060,8 @@ static void run_loop(struct session *s, const sigset_t *orig)
 			s->aborting = true;
 			break;
 		}
+		if (pfd[n].fd >= 0 && s->input >= 0 && pfd[n].revents)
+			feed_input(s);
 		if (s->started && opt.timeout > 0 && deadline == 0)
 			deadline = now_s() + opt.timeout;
 		if (deadline > 0 && now_s() >= deadline)
@@ -1059,6 +1142,7 @@ static void run_loaded(struct session *s, const sigset_t *orig)
 out:
 	if (s->error_msgs)
 		s->status = 1;
+	close_input(s);
 	close_outputs(s);
 	close_traces(s);
 	if (s->ctl >= 0) {
@@ -1161,6 +1245,7 @@ int run_session(void)
 
 	memset(&s, 0, sizeof(s));
 	s.ctl = -1;
+	s.input = -1;
 	s.child_go = -1;
 	s.child_err = -1;
 	/* First: a stop signal from now on is acted on once the run is up

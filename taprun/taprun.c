@@ -103,6 +103,8 @@ static void usage(FILE *f)
 		     "  -x PID      the target process (target() in the script)\n"
 		     "  -T SECONDS  stop after SECONDS\n"
 		     "  -b          bulk mode: one output file per CPU, FILE_N or tapc_cpuN\n"
+		     "  -S SIZE[,N] with -o: write FILE.0, FILE.1, ..., the next one when a\n"
+		     "              file would pass SIZE MiB or at switch_file(); keep N\n"
 		     "  -s MB       trace buffer per CPU, in MiB\n"
 		     "  -w          suppress warnings\n"
 		     "  -v          more messages (repeat for more)\n"
@@ -129,8 +131,6 @@ static const char *unsupported(int c)
 		return _("pid namespaces");
 	case 'M':
 		return _("monitor mode");
-	case 'S':
-		return _("output file switching");
 	case 'R':
 		return _("renaming the module");
 	default:
@@ -138,15 +138,26 @@ static const char *unsupported(int c)
 	}
 }
 
-static int parse_long(const char *arg, char opt_char, long min, long max,
-		      long *out)
+/* arg is a whole decimal number from min to max: true and *out. */
+static bool number_in(const char *arg, long min, long max, long *out)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < min || v > max) {
+	if (errno || end == arg || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_long(const char *arg, char opt_char, long min, long max,
+		      long *out)
+{
+	long v;
+
+	if (!number_in(arg, min, max, &v)) {
 		msg_error(_("option -%c: '%s' is not a number from %ld to %ld"),
 			  opt_char, arg, min, max);
 		return -EINVAL;
@@ -171,6 +182,42 @@ static int parse_remote(const char *arg)
 		return -EINVAL;
 	opt.remote_id = (int)id;
 	opt.remote_uri = colon + 1;
+	return 0;
+}
+
+/* -S SIZE[,N]: MiB per file, and how many files to keep. */
+#define SIZE_MB_MAX	(1L << 20)
+#define SIZE_FILES_MAX	(1L << 20)
+
+static int parse_size(const char *arg)
+{
+	char size[24];
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	long v;
+
+	if (!len || len >= sizeof(size) || (comma && !comma[1])) {
+		msg_error(_("option -S: expected SIZE[,N] (megabytes per file, files to keep), not '%s'"),
+			  arg);
+		return -EINVAL;
+	}
+	memcpy(size, arg, len);
+	size[len] = '\0';
+	if (!number_in(size, 1, SIZE_MB_MAX, &v)) {
+		msg_error(_("option -S: the size '%s' is not a number of megabytes from 1 to %ld"),
+			  size, SIZE_MB_MAX);
+		return -EINVAL;
+	}
+	opt.size_mb = (unsigned int)v;
+	opt.size_files = 0;
+	if (comma) {
+		if (!number_in(comma + 1, 1, SIZE_FILES_MAX, &v)) {
+			msg_error(_("option -S: the number of files '%s' is not a number from 1 to %ld"),
+				  comma + 1, SIZE_FILES_MAX);
+			return -EINVAL;
+		}
+		opt.size_files = (unsigned int)v;
+	}
 	return 0;
 }
 
@@ -219,6 +266,8 @@ static int parse_option(int c, const char *arg)
 			return -EINVAL;
 		opt.buffer_mb = (unsigned int)v;
 		return 0;
+	case 'S':
+		return parse_size(arg);
 	case 'w':
 		opt.no_warnings = true;
 		return 0;
@@ -297,6 +346,10 @@ static int parse_args(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		usage(stderr);
+		return -EINVAL;
+	}
+	if (opt.size_mb && !opt.outfile) {
+		msg_error(_("-S needs -o FILE: the output files are FILE.0, FILE.1, ..."));
 		return -EINVAL;
 	}
 	if (opt.command && opt.target_pid) {

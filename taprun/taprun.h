@@ -27,6 +27,8 @@ struct options {
 	pid_t target_pid;	/* -x */
 	double timeout;		/* -T seconds, 0: none */
 	bool bulk;		/* -b */
+	unsigned int size_mb;	/* -S SIZE: MiB per output file, 0: no -S */
+	unsigned int size_files; /* -S SIZE,N: files kept, 0: all */
 	unsigned int buffer_mb;	/* -s, 0: the module's default */
 	int verbose;		/* -v */
 	bool no_warnings;	/* -w */

@@ -276,6 +276,7 @@ typedef struct Func {
 	struct Func *next_overload; /* the next one that "next" falls to */
 	bool used;              /* pass 2 */
 	bool pure, unprivileged, myproc_unprivileged, guru; /* embedded C pragmas */
+	const char *unavailable; /* pragma "unavailable: WHY": a call is a pass-2 error */
 	Vec locals;             /* pass 2: Var * of the body (not params) */
 	Loc type_loc;           /* pass 2: where the return type was decided */
 } Func;
@@ -295,6 +296,9 @@ typedef struct Probe {
 	SrcFile *file;
 	Vec locals;             /* Var *, filled by pass 2 */
 	struct Probe *from_alias;  /* pass 2: the alias it was expanded through */
+	const char *alias_point;   /* pass 2: the alias point the user wrote,
+	                            * without wildcards ("syscall.read.return"),
+	                            * or NULL */
 	struct ResolvedPoint *rp;  /* pass 2: the family and point it resolved
 	                            * to (families/probes.h), or NULL */
 	int seq;                /* declaration order within its file */

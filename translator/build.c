@@ -103,7 +103,7 @@ const char *runtime_source_dir(void)
 	const char *beside = self_dir() ? xsprintf("%s/runtime", self_dir()) : NULL;
 	if (beside && is_dir(beside))
 		return dir = beside;
-	return dir = PKGDATADIR "/runtime";
+	return dir = installed_data_dir("runtime");
 }
 
 const char *kernel_build_tree(void)

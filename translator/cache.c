@@ -127,9 +127,36 @@ void hash_str(Sha256 *s, const char *str)
 /* ================= the cache ================= */
 
 static bool cache_off;
-/* The cache grows to this many bytes of modules before the least recently
- * used ones go. */
-#define CACHE_LIMIT_BYTES (256LL << 20)
+/* The cache grows to this many MiB of modules before the least recently
+ * used ones go, unless the file cache_mb_limit in the cache folder gives
+ * another number (as stap's). */
+#define CACHE_LIMIT_MB 256
+
+/* The limit in bytes: cache_mb_limit's number when it holds one (a
+ * decimal count of MiB, spaces around it allowed), else the default; a
+ * file that holds something else is named under -v and ignored. */
+static long long cache_limit_bytes(const char *base)
+{
+	const char *p = xsprintf("%s/cache_mb_limit", base);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return (long long)CACHE_LIMIT_MB << 20;
+	char buf[64] = "";
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	char *end;
+	errno = 0;
+	long long mb = strtoll(buf, &end, 10);
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	if (end == buf || *end || errno || mb < 0 || mb > (1LL << 40)) {
+		verbose(1, _("Pass 4: %s does not hold a number of MiB; the cache keeps %d MiB of modules\n"),
+			p, CACHE_LIMIT_MB);
+		return (long long)CACHE_LIMIT_MB << 20;
+	}
+	return mb << 20;
+}
 
 void build_cache_disable(void)
 {
@@ -229,6 +256,9 @@ const char *build_cache_key(const char *text, size_t len, const char *module_nam
 	return sha256_hex(&s, 32);
 }
 
+/* The cache entry this run found or stored last. */
+static const char *last_entry;
+
 const char *build_cache_lookup(const char *key)
 {
 	const char *base = build_cache_dir();
@@ -238,10 +268,11 @@ const char *build_cache_lookup(const char *key)
 	if (!is_file(p))
 		return NULL;
 	utimensat(AT_FDCWD, p, NULL, 0);   /* recently used: pruned last */
+	last_entry = p;
 	return p;
 }
 
-struct cached { const char *path; time_t mtime; long long size; };
+struct cached { const char *path; time_t mtime; long long size; ino_t ino; };
 
 static int cmp_mtime(const void *a, const void *b)
 {
@@ -250,11 +281,16 @@ static int cmp_mtime(const void *a, const void *b)
 }
 
 /* Drop the least recently used modules while the cache is over its
- * limit; the one just stored (KEEP) stays. */
+ * limit; the one just stored (KEEP, under any of its names) stays.  A
+ * module under two keys is one file with two links: each name counts
+ * its share of the size. */
 static void prune_cache(const char *dir, const char *keep)
 {
+	long long limit = cache_limit_bytes(build_cache_dir());
 	Vec names = list_dir(dir, "", ".ko"), all = { 0 };
 	long long total = 0;
+	struct stat kst;
+	ino_t keep_ino = stat(keep, &kst) == 0 ? kst.st_ino : 0;
 	for (int i = 0; i < names.len; i++) {
 		struct cached *c = NEW(struct cached);
 		struct stat st;
@@ -262,16 +298,17 @@ static void prune_cache(const char *dir, const char *keep)
 		if (stat(c->path, &st) != 0)
 			continue;
 		c->mtime = st.st_mtime;
-		c->size = st.st_size;
+		c->size = st.st_size / (st.st_nlink > 0 ? st.st_nlink : 1);
+		c->ino = st.st_ino;
 		total += c->size;
 		vec_push(&all, c);
 	}
-	if (total <= CACHE_LIMIT_BYTES)
+	if (total <= limit)
 		return;
 	vec_sort(&all, cmp_mtime);
-	for (int i = 0; i < all.len && total > CACHE_LIMIT_BYTES * 3 / 4; i++) {
+	for (int i = 0; i < all.len && total > limit * 3 / 4; i++) {
 		struct cached *c = vec_get(&all, i);
-		if (strcmp(c->path, keep) && unlink(c->path) == 0)
+		if (c->ino != keep_ino && strcmp(c->path, keep) && unlink(c->path) == 0)
 			total -= c->size;
 	}
 }
@@ -288,7 +325,24 @@ const char *build_cache_store(const char *key, const char *ko_path)
 		return NULL;
 	}
 	prune_cache(dir, p);
+	last_entry = p;
 	return p;
+}
+
+const char *build_cache_alias(const char *key, const char *ko_path)
+{
+	const char *dir = cache_subdir("modules");
+	if (!dir)
+		return NULL;
+	const char *p = xsprintf("%s/%s.ko", dir, key);
+	if (last_entry && strcmp(last_entry, p)) {
+		unlink(p);
+		if (link(last_entry, p) == 0) {
+			prune_cache(dir, p);
+			return p;
+		}
+	}
+	return build_cache_store(key, ko_path);
 }
 
 /* ================= the key of a program ================= */

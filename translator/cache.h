@@ -46,6 +46,10 @@ const char *build_cache_lookup(const char *key);
 /* Copy KO_PATH into the cache under KEY.  Returns the cached path, or NULL
  * when the cache is off or cannot be written (not an error). */
 const char *build_cache_store(const char *key, const char *ko_path);
+/* Store the module under KEY too: a second link to the entry this run
+ * found or stored last (the same module under its other key), else a
+ * copy of KO_PATH. */
+const char *build_cache_alias(const char *key, const char *ko_path);
 /* Hand a built or cached module to the user: with -m, copy it to
  * ./NAME.ko and return that; otherwise return KO_PATH.  NULL after an
  * error. */

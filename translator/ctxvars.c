@@ -35,8 +35,13 @@ static CtxVar *find_ctx(ResolvedPoint *rp, const char *name)
 
 static void set_path_types(Scope *sc, Node *n);
 
+/* The probe as the user knows it: the alias point the user's point matched
+ * (syscall.read.return), not the point inside the alias it resolved to
+ * (kprobe.function("__x64_sys_read").return). */
 static const char *probe_text(Scope *sc)
 {
+	if (sc->probe && sc->probe->alias_point)
+		return sc->probe->alias_point;
 	return sc->rp ? plain_point(sc->rp->point) : "?";
 }
 
@@ -831,6 +836,12 @@ static void check_node(Node **slot, void *ctx)
 	Checker *ck = ctx;
 	Scope *sc = ck->sc;
 	Node *n = *slot;
+	/* @entry(x) of a local: the entry runs none of the handler, so x
+	 * has no value there */
+	if (ck->in_entry && n->kind == N_SYMBOL && n->var && n->var->scope == VS_LOCAL)
+		warning_at(n->loc, _("local '%s' has no value at the function's entry: "
+				     "@entry reads it as 0 (@entry wants context "
+				     "variables, $x)"), n->var->name);
 	if ((n->kind == N_TARGET || n->kind == N_TARGET_VARS) && wrap_entry(ck, slot))
 		return;
 	if (n->deref && (n->kind == N_CAST || n->kind == N_ATVAR) && check_typed(ck, n)) {
@@ -939,6 +950,9 @@ static void check_node(Node **slot, void *ctx)
 	case N_CALL:
 		if (n->func && n->func->guru && !sess.guru && !sc->from_tapset)
 			error_at(n->loc, _("function '%s' needs guru mode (-g)"), n->name);
+		if (n->func && n->func->unavailable)
+			error_at(n->loc, _("function '%s' does not work in tapc yet: %s"),
+				 n->name, n->func->unavailable);
 		break;
 	case N_PERF:
 		check_perf(ck, n);

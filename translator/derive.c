@@ -69,7 +69,7 @@ static int alias_match(ProbePoint *user, ProbePoint *name)
 /* An alias name of the tapset index: dotted names without arguments, so
  * any argument may fit (loading one file too many is harmless). */
 typedef struct IndexName {
-	const char *parts[64];
+	const char **parts;     /* interned */
 	int n;
 } IndexName;
 
@@ -90,19 +90,37 @@ static bool index_comp_takes_arg(void *ctx, int i)
 	return false;
 }
 
-static bool index_name_matches(ProbePoint *pp, const char *an)
+/* The index's alias names split into their components, made once: every
+ * probe point an alias expands to is matched against all of them. */
+static const IndexName *index_names(void)
 {
-	IndexName in = { .n = 0 };
-	for (const char *s = an; *s && in.n < 64;) {
-		const char *dot = strchr(s, '.');
-		size_t len = dot ? (size_t)(dot - s) : strlen(s);
-		in.parts[in.n++] = intern_n(s, len);
-		if (!dot)
-			break;
-		s = dot + 1;
+	static IndexName *names;
+	if (names)
+		return names;
+	int n = tapset_alias_count();
+	names = xalloc((size_t)(n ? n : 1) * sizeof *names);
+	for (int i = 0; i < n; i++) {
+		const char *an = tapset_alias_name(i);
+		int parts = 1;
+		for (const char *s = an; *s; s++)
+			parts += *s == '.';
+		names[i].parts = xalloc((size_t)parts * sizeof *names[i].parts);
+		for (const char *s = an; *s;) {
+			const char *dot = strchr(s, '.');
+			size_t len = dot ? (size_t)(dot - s) : strlen(s);
+			names[i].parts[names[i].n++] = intern_n(s, len);
+			if (!dot)
+				break;
+			s = dot + 1;
+		}
 	}
-	PointMatcher m = { in.n, index_comp_name, index_comp_fits,
-			   index_comp_takes_arg, &in };
+	return names;
+}
+
+static bool index_name_matches(ProbePoint *pp, const IndexName *in)
+{
+	PointMatcher m = { in->n, index_comp_name, index_comp_fits,
+			   index_comp_takes_arg, (void *)in };
 	return point_match(pp, &m, true, NULL) >= 0;
 }
 
@@ -133,13 +151,35 @@ static bool alias_first_known(const char *first)
 static void load_aliases_for(ProbePoint *pp)
 {
 	const char *first = ((ProbePointComp *)vec_get(&pp->comps, 0))->name;
-	if (!has_wildcard(first) && !alias_first_known(first))
+	bool wild = has_wildcard(first);
+	if (!wild && !alias_first_known(first))
 		return;
+	/* Without wildcards only the aliases named by a dotted prefix of the
+	 * point can match it (syscall, syscall.read, syscall.read.return):
+	 * look those up instead of matching every alias of the index (the
+	 * syscall tapsets' ~1900 names, for each of their points). */
+	bool any_wild = false;
+	for (int i = 0; i < pp->comps.len; i++)
+		if (has_wildcard(((ProbePointComp *)vec_get(&pp->comps, i))->name))
+			any_wild = true;
+	if (!any_wild) {
+		for (int i = 1; i <= pp->comps.len; i++) {
+			const char *name = point_names(pp, i);
+			const Vec *files = tapset_alias_files_named(name);
+			if (files && !name_loaded(intern(xsprintf("a:%s", name))))
+				load_tapset_files(files);
+		}
+		return;
+	}
+	const IndexName *names = index_names();
 	int n = tapset_alias_count();
 	for (int i = 0; i < n; i++) {
-		const char *an = tapset_alias_name(i);
-		if (!index_name_matches(pp, an))
+		/* a plain first component must equal the name's first */
+		if (!wild && (!names[i].n || strcmp(names[i].parts[0], first)))
 			continue;
+		if (!index_name_matches(pp, &names[i]))
+			continue;
+		const char *an = tapset_alias_name(i);
 		const char *key = intern(xsprintf("a:%s", an));
 		if (!name_loaded(key))
 			load_tapset_files(tapset_alias_files(i));
@@ -222,6 +262,18 @@ static void emit_probe(Deriv *d, ResolvedPoint *rp, Node *body, Node *cond)
 	p->from_tapset = d->user->from_tapset;
 	p->is_private = d->user->is_private;
 	p->from_alias = d->chain.len ? vec_get(&d->chain, 0) : NULL;
+	/* messages name the point as the user knows it: the alias a point
+	 * without wildcards matched (syscall.read.return), or the wildcard
+	 * point itself (syscall.re*.return), so that one mistake in a
+	 * handler many aliases share is one message, not one per probe */
+	p->alias_point = NULL;
+	if (d->chain.len) {
+		p->alias_point = d->list_name;
+		for (int i = 0; i < d->user_pp->comps.len; i++)
+			if (has_wildcard(((ProbePointComp *)vec_get(&d->user_pp->comps,
+								    i))->name))
+				p->alias_point = probe_point_text(d->user_pp);
+	}
 	p->rp = rp;
 	Derived *dv = NEW(Derived);
 	dv->probe = p;
@@ -306,20 +358,32 @@ static int expand_alias(Deriv *d, ProbePoint *pp, Probe *alias, ProbePoint *anam
 	return total;
 }
 
+/* Whether alias name NAME ("a.b.c") starts with the component FIRST. */
+static bool same_first(const char *name, const char *first)
+{
+	size_t n = strlen(first);
+	return !strncmp(name, first, n) && (name[n] == '.' || name[n] == '\0');
+}
+
 static void suggest_points(ProbePoint *pp)
 {
 	ProbePointComp *c0 = vec_get(&pp->comps, 0);
 	Vec names = { 0 };
+	/* only aliases of the same first component are near misses:
+	 * nfs.open is not a misspelt vfs.open */
 	for (int i = 0; i < alias_pool.len; i++) {
 		Probe *a = vec_get(&alias_pool, i);
 		for (int j = 0; j < a->alias_names.len; j++) {
 			ProbePoint *an = vec_get(&a->alias_names, j);
-			vec_push(&names, (void *)point_names(an, an->comps.len));
+			const char *nm = point_names(an, an->comps.len);
+			if (same_first(nm, c0->name))
+				vec_push(&names, (void *)nm);
 		}
 	}
 	int n = tapset_alias_count();
 	for (int i = 0; i < n; i++)
-		vec_push(&names, (void *)tapset_alias_name(i));
+		if (same_first(tapset_alias_name(i), c0->name))
+			vec_push(&names, (void *)tapset_alias_name(i));
 	const char *want = point_names(pp, pp->comps.len);
 	/* a near name the point's family knows (a function, tracepoint,
 	 * module), else a near alias or family name */
@@ -391,6 +455,81 @@ static bool family_suffix(AliasHit *h, ProbePoint *user)
 	return probe_family_has_prefix(user, h->matched + 1);
 }
 
+/* The alias pool indexed by name ("syscall.read", interned): a point
+ * without wildcards can only match the aliases named by one of its dotted
+ * prefixes, so derive_point looks those up instead of matching the whole
+ * pool (thousands of names with the syscall tapsets) for every point.
+ * Aliases whose names hold wildcards are matched against every point. */
+typedef struct PoolName {
+	const char *name;       /* interned dotted names, no arguments */
+	int pool, alias_name;   /* alias_pool index, alias_names index */
+	struct PoolName *next;
+} PoolName;
+
+static PoolName **pool_index;
+static PoolName *pool_wild;
+static size_t pool_index_cap;
+static int pool_indexed;
+
+static size_t pool_slot(const char *name)
+{
+	return ((uintptr_t)name >> 4) * 2654435761u & (pool_index_cap - 1);
+}
+
+static void index_pool(void)
+{
+	if (!pool_index) {
+		pool_index_cap = 4096;
+		pool_index = calloc(pool_index_cap, sizeof *pool_index);
+		if (!pool_index)
+			fatal(_("out of memory"));
+	}
+	for (; pool_indexed < alias_pool.len; pool_indexed++) {
+		Probe *a = vec_get(&alias_pool, pool_indexed);
+		for (int j = 0; j < a->alias_names.len; j++) {
+			ProbePoint *an = vec_get(&a->alias_names, j);
+			PoolName *e = NEW(PoolName);
+			e->name = point_names(an, an->comps.len);
+			e->pool = pool_indexed;
+			e->alias_name = j;
+			if (has_wildcard(e->name)) {
+				e->next = pool_wild;
+				pool_wild = e;
+			} else {
+				size_t k = pool_slot(e->name);
+				e->next = pool_index[k];
+				pool_index[k] = e;
+			}
+		}
+	}
+}
+
+static int cmp_pool_name(const void *x, const void *y)
+{
+	const PoolName *a = *(PoolName *const *)x, *b = *(PoolName *const *)y;
+	if (a->pool != b->pool)
+		return a->pool < b->pool ? -1 : 1;
+	return a->alias_name < b->alias_name ? -1 : a->alias_name > b->alias_name;
+}
+
+/* The (alias, name) pairs that may match pp, in pool order. */
+static Vec pool_candidates(ProbePoint *pp)
+{
+	Vec out = { 0 };
+	index_pool();
+	for (int i = 1; i <= pp->comps.len; i++) {
+		const char *name = point_names(pp, i);
+		for (PoolName *e = pool_index[pool_slot(name)]; e; e = e->next)
+			if (e->name == name)
+				vec_push(&out, e);
+	}
+	for (PoolName *e = pool_wild; e; e = e->next)
+		vec_push(&out, e);
+	if (out.len > 1)
+		qsort(out.data, out.len, sizeof(void *), cmp_pool_name);
+	return out;
+}
+
 static int derive_point(Deriv *d, ProbePoint *pp, Node *body, Node *cond,
 			bool optional)
 {
@@ -404,11 +543,20 @@ static int derive_point(Deriv *d, ProbePoint *pp, Node *body, Node *cond,
 		if (strchr(((ProbePointComp *)vec_get(&pp->comps, i))->name, '*'))
 			wild = true;
 	Vec hits = { 0 };
-	for (int i = 0; i < alias_pool.len; i++) {
-		Probe *a = vec_get(&alias_pool, i);
+	Vec cands = { 0 };
+	bool scan = false;      /* match the whole pool: pp has wildcards */
+	for (int i = 0; i < pp->comps.len; i++)
+		if (has_wildcard(((ProbePointComp *)vec_get(&pp->comps, i))->name))
+			scan = true;
+	if (!scan)
+		cands = pool_candidates(pp);
+	for (int i = 0; i < (scan ? alias_pool.len : cands.len); i++) {
+		PoolName *e = scan ? NULL : vec_get(&cands, i);
+		Probe *a = vec_get(&alias_pool, scan ? i : e->pool);
 		if (a->is_private && a->file != d->user->file)
 			continue;
-		for (int j = 0; j < a->alias_names.len; j++) {
+		for (int j = scan ? 0 : e->alias_name;
+		     j < (scan ? a->alias_names.len : e->alias_name + 1); j++) {
 			ProbePoint *an = vec_get(&a->alias_names, j);
 			int m = alias_match(pp, an);
 			if (m < 0)
@@ -455,7 +603,13 @@ static int derive_point(Deriv *d, ProbePoint *pp, Node *body, Node *cond,
 		total += rps.len;
 	}
 	if (!total && !optional && !alias_hits) {
-		error_at(pp->loc, _("no match for probe point '%s'"), plain_point(pp));
+		ProbePointComp *c0 = vec_get(&pp->comps, 0);
+		/* a point no probe family reads is a tapset alias's name */
+		if (!strchr(c0->name, '*') && !probe_family_known_prefix(c0->name))
+			error_at(pp->loc, _("no match for probe point '%s': no tapset "
+					    "defines it"), plain_point(pp));
+		else
+			error_at(pp->loc, _("no match for probe point '%s'"), plain_point(pp));
 		suggest_points(pp);
 		return -1;
 	}

@@ -784,7 +784,24 @@ TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report)
 		return NULL;
 	const char *text = n->str ? n->str : "";
 	const char *why;
-	const DiType *t = cast_type_of(module, headers, text, &why);
+	const DiType *t = NULL;
+	/* a list of places ("kernel:nfs:sunrpc"): the first whose types
+	 * have the name; "kernel" is the kernel proper */
+	const char *list = !headers && n->module && strchr(n->module, ':')
+		&& !strchr(n->module, '/') ? n->module : NULL;
+	for (const char *s = list; s && *s;) {
+		const char *colon = strchr(s, ':');
+		const char *one = colon ? xstrndup(s, colon - s) : s;
+		const char *mod = !strcmp(one, "kernel") ? NULL : one;
+		if (*one && have_types(mod) &&
+		    (t = cast_type_of(mod, NULL, text, &why))) {
+			module = mod;
+			break;
+		}
+		s = colon ? colon + 1 : NULL;
+	}
+	if (!t)
+		t = cast_type_of(module, headers, text, &why);
 	if (why) {
 		REPORT(n->loc, _("cannot read the types of %s: %s"), headers, why);
 		return NULL;
@@ -799,6 +816,7 @@ TargetPath *cast_target(ResolvedPoint *rp, Node *n, bool report)
 	if (!t) {
 		REPORT(n->loc, _("no type '%s' in the debug information of %s"), text,
 		       headers ? xsprintf(_("the headers %s"), headers)
+		       : list ? xsprintf(_("any of %s"), list)
 		       : is_user_module(module) ? module
 		       : module ? xsprintf(_("module %s"), module) : _("the kernel"));
 		return NULL;

@@ -42,9 +42,16 @@ bool name_loaded(const char *kind_name)
 }
 
 /* Errors while resolving an optional point ("?") are not errors: they
- * only mean the point resolves to nothing. */
+ * only mean the point resolves to nothing.  Each level keeps its own
+ * count, so an inner optional point's errors drop that point alone, not
+ * every point of the optional points around it. */
+#define QUIET_MAX 256
+static int quiet_saved[QUIET_MAX];
+
 void quiet_begin(void)
 {
+	if (quiet_depth < QUIET_MAX)
+		quiet_saved[quiet_depth] = error_count;
 	if (quiet_depth++ == 0) {
 		quiet_errors = error_count;
 		diag_set_quiet(true);
@@ -53,8 +60,11 @@ void quiet_begin(void)
 
 bool quiet_end(void)   /* true when errors happened inside */
 {
-	bool errs = error_count != quiet_errors;
-	if (--quiet_depth == 0) {
+	--quiet_depth;
+	int saved = quiet_depth < QUIET_MAX ? quiet_saved[quiet_depth] : quiet_errors;
+	bool errs = error_count != saved;
+	error_count = saved;
+	if (quiet_depth == 0) {
 		diag_set_quiet(false);
 		error_count = quiet_errors + hard_pending;
 		hard_pending = 0;

@@ -19,6 +19,7 @@ const Vec *tapset_function_names(void);
 int tapset_alias_count(void);
 const char *tapset_alias_name(int i);
 const Vec *tapset_alias_files(int i);
+const Vec *tapset_alias_files_named(const char *name);
 /* Parse a tapset file once (NULL when it has errors: reported as a
  * warning naming the file).  The second call returns NULL too, but with
  * *fresh false. */

@@ -255,7 +255,9 @@ void dump_functions(FILE *out)
 	Vec lines = { 0 };
 	for (int i = 0; i < func_pool.len; i++) {
 		Func *f = vec_get(&func_pool, i);
-		if (f->is_private || f->name[0] == '_')
+		/* an unavailable function is declared only to say why it
+		 * is not there: tapc does not have it */
+		if (f->is_private || f->name[0] == '_' || f->unavailable)
 			continue;
 		char *buf = NULL;
 		size_t len = 0;

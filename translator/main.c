@@ -231,7 +231,7 @@ static bool pass4_build(Run *r)
 		if (!r->ko || error_count)
 			return stop(r, 1);
 		if (r->cache_key)
-			build_cache_store(r->cache_key, r->ko);
+			build_cache_alias(r->cache_key, r->ko);
 	}
 	if (sess.last_pass == 4) {
 		printf("%s\n", r->ko);

@@ -45,6 +45,8 @@ static void usage(FILE *out)
 "  -b                bulk mode: one output file per CPU\n"
 "  -s NUM            NUM megabytes of transport buffer per CPU\n"
 "  -o FILE           write the output to FILE\n"
+"  -S SIZE[,N]       with -o: output files FILE.0, FILE.1, ... of at most SIZE\n"
+"                    megabytes (and at switch_file()), keeping the last N\n"
 "  -c CMD            run CMD while the probes are active; target() is its pid\n"
 "  -x PID            set target() to PID\n"
 "  -T SECONDS        stop the script after SECONDS\n"
@@ -113,6 +115,34 @@ static long parse_number(const char *opt, const char *s, long lo, long hi)
 		exit(1);
 	}
 	return v;
+}
+
+/* -S SIZE[,N]: megabytes per output file, files kept (taprun -S). */
+static void parse_size_option(const char *arg)
+{
+	const char *comma = strchr(arg, ',');
+	char *end;
+	long size, files = 0;
+
+	errno = 0;
+	size = strtol(arg, &end, 10);
+	if (errno || end == arg || end != (comma ? comma : arg + strlen(arg)) ||
+	    size < 1 || size > (1L << 20))
+		goto bad;
+	if (comma) {
+		files = strtol(comma + 1, &end, 10);
+		if (errno || end == comma + 1 || *end || files < 1 ||
+		    files > (1L << 20))
+			goto bad;
+	}
+	sess.size_mb = (int)size;
+	sess.size_files = (int)files;
+	return;
+bad:
+	fprintf(stderr, _("tapc: invalid argument '%s' for -S (expected SIZE[,N]: "
+			  "megabytes per file from 1 to 1048576, then optionally "
+			  "the number of files to keep, from 1)\n"), arg);
+	exit(1);
 }
 
 static Define *parse_define(const char *s)
@@ -363,8 +393,8 @@ void parse_options(int argc, char **argv)
 			not_supported("-F", _("leave the module running and detach; taprun "
 					      "cannot reattach to one"));
 		case 'S':
-			not_supported("-S", _("switching output files by size; taprun writes "
-					      "one file"));
+			parse_size_option(optarg);
+			break;
 		case 'a':
 			sess.arch = optarg;
 			break;
@@ -512,6 +542,12 @@ void parse_options(int argc, char **argv)
 		sess.script_file = argv[optind++];
 	for (; optind < argc; optind++)
 		vec_push(&sess.args, argv[optind]);
+
+	if (sess.size_mb && !sess.output_file) {
+		fprintf(stderr, _("tapc: -S needs -o FILE: the output files are "
+				  "FILE.0, FILE.1, ...\n"));
+		exit(1);
+	}
 
 	if (sess.runtime_mode && strcmp(sess.runtime_mode, "kernel")) {
 		fprintf(stderr, _("tapc: --runtime=%s is not supported; tapc builds "

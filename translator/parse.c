@@ -1531,6 +1531,14 @@ static void set_pragmas(Func *f, const char *code)
 	f->unprivileged = strstr(code, "/* unprivileged */") != NULL;
 	f->myproc_unprivileged = strstr(code, "/* myproc-unprivileged */") != NULL;
 	f->guru = strstr(code, "/* guru */") != NULL;
+	/* a tapset function tapc cannot make work yet: calling it is an
+	 * error saying why, in pass 2, instead of a wrong answer */
+	const char *u = strstr(code, "/* unavailable: ");
+	if (u) {
+		u += strlen("/* unavailable: ");
+		const char *end = strstr(u, " */");
+		f->unavailable = end ? intern_n(u, (size_t)(end - u)) : intern(u);
+	}
 }
 
 /* function = "function" NAME [":" type] "(" [param ("," param)*] ")"

@@ -93,13 +93,14 @@ static void find_funcs(const char *name, int arity, SrcFile *from, Vec *out, boo
 const char *similar_names(const char *name, Vec *names)
 {
 	StrBuf sb = { 0 };
-	int found = 0, limit = strlen(name) / 3 + 1;
-	if (limit > 3)
-		limit = 3;
+	/* a near miss, not any short name: one edit in up to 6 bytes, two
+	 * in up to 12, three beyond (d_name is not a misspelt tz_name) */
+	size_t len = strlen(name);
+	int found = 0, limit = len <= 6 ? 1 : len <= 12 ? 2 : 3;
 	for (int dist = 1; dist <= limit && found < 5; dist++)
 		for (int i = 0; i < names->len && found < 5; i++) {
 			const char *c = vec_get(names, i);
-			if (c != name && edit_distance(name, c) == dist) {
+			if (c != name && edit_distance_swaps(name, c) == dist) {
 				sb_printf(&sb, "%s%s", found ? ", " : "", c);
 				found++;
 			}
@@ -227,7 +228,8 @@ static Func *resolve_call(Scope *sc, Node *call)
 					      "%d given, it takes %d"),
 				 name, arity, o ? o->params.len : 0);
 		} else {
-			error_at(call->loc, _("unresolved function '%s'"), name);
+			error_at(call->loc, _("unresolved function '%s': no tapset "
+					      "defines it"), name);
 			const char *sim = similar_functions(sc, name);
 			if (*sim)
 				note_at(call->loc, _("did you mean one of these?%s"), sim);

@@ -122,6 +122,12 @@ int run_module(const char *ko)
 		vec_push(&argv, "-s");
 		vec_push(&argv, xsprintf("%d", sess.buffer_mb));
 	}
+	if (sess.size_mb) {
+		vec_push(&argv, "-S");
+		vec_push(&argv, sess.size_files ?
+			 xsprintf("%d,%d", sess.size_mb, sess.size_files) :
+			 xsprintf("%d", sess.size_mb));
+	}
 	if (sess.suppress_warnings)
 		vec_push(&argv, "-w");
 	for (int i = 0; i < sess.verbose; i++)

@@ -89,6 +89,7 @@ SrcFile *srcfile_read(const char *path, const char *shown_name);  /* NULL + errn
 char *read_whole_file(const char *path, size_t *len);
 /* Levenshtein distance, for "did you mean" suggestions. */
 int edit_distance(const char *a, const char *b);
+int edit_distance_swaps(const char *a, const char *b);
 /* Write through a temporary file and a rename, so a reader never sees
  * half a file.  false with errno set. */
 bool write_file_atomic(const char *path, const char *data, size_t len);
@@ -101,6 +102,10 @@ const char *user_cache_dir(void);
  * when it cannot be told: an uninstalled build finds tapsets/, runtime/
  * and taprun/ beside it. */
 const char *self_dir(void);
+/* SUB (tapsets, runtime) of the installed tree: beside the binary as
+ * BINDIR/../share/tapc/SUB when that is a folder, else the configured
+ * PKGDATADIR/SUB. */
+const char *installed_data_dir(const char *sub);
 /* PATH is a folder (symbolic links followed). */
 bool is_dir(const char *path);
 /* rm -rf PATH (symbolic links are removed, not followed). */
@@ -201,6 +206,7 @@ typedef struct Session {
 	/* run */
 	bool bulk;                   /* -b */
 	int buffer_mb;               /* -s */
+	int size_mb, size_files;     /* -S SIZE[,N], for taprun */
 	const char *output_file;     /* -o */
 	const char *output_size;     /* -S */
 	bool detach;                 /* -F */

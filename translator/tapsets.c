@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define INDEX_MAGIC "tapc-tapset-index 1"
+#define INDEX_MAGIC "tapc-tapset-index 2"  /* 2: keywords after a dot are name parts */
 
 /* What the scan found in one file. */
 typedef struct FileIndex {
@@ -260,9 +260,13 @@ static void scan_probe(Scan *s, FileIndex *fi)
 			for (int i = 0; i < names.len; i++)
 				vec_push(&fi->aliases, vec_get(&names, i));
 			break;
-		} else if (tok_is(s, "{") || tok_is(s, "}") || tok_is(s, "probe") ||
-			   tok_is(s, "function") || tok_is(s, "global")) {
-			s->p = s->tok;  /* not an alias: let the caller see it */
+		} else if (tok_is(s, "{") || tok_is(s, "}") ||
+			   ((tok_is(s, "probe") || tok_is(s, "function") ||
+			     tok_is(s, "global")) &&
+			    !(cur.len && sb_cstr(&cur)[cur.len - 1] == '.'))) {
+			/* not an alias: let the caller see it (a keyword after
+			 * a dot is a component: python.function.entry) */
+			s->p = s->tok;
 			break;
 		} else if (tok_ident(s) || tok_is(s, ".") || tok_is(s, "*")) {
 			sb_putn(&cur, s->tok, s->len);
@@ -546,6 +550,13 @@ const Vec *tapset_alias_files(int i)
 	return map_get(&alias_map, vec_get(&alias_map.order, i));
 }
 
+/* The files defining alias NAME ("syscall.read"), or NULL. */
+const Vec *tapset_alias_files_named(const char *name)
+{
+	build_index();
+	return map_get(&alias_map, intern(name));
+}
+
 const Vec *tapset_all_files(void)
 {
 	static Vec paths;
@@ -574,9 +585,10 @@ Stapfile *tapset_load(const char *path, bool *fresh)
 	}
 	src->is_tapset = true;
 	int errs = error_count, warns = warning_count;
-	diag_set_quiet(sess.verbose < 2);
+	bool was_quiet = diag_is_quiet();   /* loaded inside a '?' point too */
+	diag_set_quiet(sess.verbose < 2 || was_quiet);
 	Stapfile *f = parse_file(src, true);
-	diag_set_quiet(false);
+	diag_set_quiet(was_quiet);
 	bool bad = !f || error_count != errs;
 	error_count = errs;
 	warning_count = warns;

@@ -179,7 +179,7 @@ static const char *installed_tapset_dir(void)
 	const char *beside = self_dir() ? xsprintf("%s/tapsets", self_dir()) : NULL;
 	if (beside && is_dir(beside))
 		return beside;
-	return PKGDATADIR "/tapsets";
+	return installed_data_dir("tapsets");
 }
 
 static void add_dir_and_arch(Vec *v, const char *d)

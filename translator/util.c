@@ -286,7 +286,9 @@ SrcFile *srcfile_read(const char *path, const char *shown_name)
 	return f;
 }
 
-int edit_distance(const char *a, const char *b)
+/* Levenshtein distance; with swaps, two neighbours swapped count as one
+ * slip (talyl for tally). */
+static int distance(const char *a, const char *b, bool swaps)
 {
 	enum { MAXLEN = 64 };
 	int la = strlen(a), lb = strlen(b);
@@ -304,9 +306,24 @@ int edit_distance(const char *a, const char *b)
 				best = d[i - 1][j] + 1;
 			if (d[i][j - 1] + 1 < best)
 				best = d[i][j - 1] + 1;
+			if (swaps && i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
 			d[i][j] = best;
 		}
 	return d[la][lb];
+}
+
+int edit_distance(const char *a, const char *b)
+{
+	return distance(a, b, false);
+}
+
+/* The same with two neighbours swapped counting as one slip: the near
+ * misses a "did you mean" offers. */
+int edit_distance_swaps(const char *a, const char *b)
+{
+	return distance(a, b, true);
 }
 
 /* ---- versions ---- */
@@ -410,6 +427,18 @@ const char *self_dir(void)
 	if (!slash)
 		return NULL;
 	return dir = xstrndup(exe, slash == exe ? 1 : (size_t)(slash - exe));
+}
+
+const char *installed_data_dir(const char *sub)
+{
+	/* BINDIR/../share/tapc first: the tree installed with this binary,
+	 * wherever it went ("make install prefix=..." included). */
+	if (self_dir()) {
+		const char *rel = xsprintf("%s/../share/tapc/%s", self_dir(), sub);
+		if (is_dir(rel))
+			return rel;
+	}
+	return xsprintf("%s/%s", PKGDATADIR, sub);
 }
 
 bool is_dir(const char *path)

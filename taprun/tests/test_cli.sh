@@ -65,6 +65,35 @@ check 1 "ERROR: command 'no-such-command-x -v': cannot run 'no-such-command-x': 
 check 1 "ERROR: command '/': cannot run '/': Is a directory" -c / other.ko
 check 1 "ERROR: option -c: the command is empty" -c ' ' other.ko
 
+# -S SIZE[,N]: numbered output files; needs -o, sizes and counts checked
+# before anything is loaded
+check 1 'ERROR: -S needs -o FILE: the output files are FILE.0, FILE.1, ...' \
+	-S 1 other.ko
+check 1 'ERROR: -S needs -o FILE: the output files are FILE.0, FILE.1, ...' \
+	-S 2,3 -b other.ko
+check 1 "ERROR: option -S: the size '0' is not a number of megabytes from 1 to 1048576" \
+	-S 0 -o out other.ko
+check 1 "ERROR: option -S: the size 'big' is not a number of megabytes from 1 to 1048576" \
+	-S big,2 -o out other.ko
+check 1 "ERROR: option -S: the size '1048577' is not a number of megabytes from 1 to 1048576" \
+	-S 1048577 -o out other.ko
+check 1 "ERROR: option -S: the number of files '0' is not a number from 1 to 1048576" \
+	-S 1,0 -o out other.ko
+check 1 "ERROR: option -S: the number of files '2x' is not a number from 1 to 1048576" \
+	-S 1,2x -o out other.ko
+check 1 "ERROR: option -S: expected SIZE[,N] (megabytes per file, files to keep), not '1,'" \
+	-S 1, -o out other.ko
+check 1 "ERROR: option -S: expected SIZE[,N] (megabytes per file, files to keep), not ',2'" \
+	-S ,2 -o out other.ko
+check 1 'ERROR: option -S needs an argument' -S
+# a good -S goes on to the checks of the module (no file made)
+msg="ERROR: module 'other' was built for kernel 1.2.3-other, but this kernel is $(uname -r) (build it again with \"tapc -r $(uname -r)\")"
+check 1 "$msg" -S 1,3 -o rot other.ko
+[ ! -e "$tmp/rot" ] && [ ! -e "$tmp/rot.0" ] || {
+	failures=$((failures + 1))
+	echo "FAIL: taprun -S 1,3 -o rot made an output file before loading"
+}
+
 # NAME=VALUE must name a parameter of the module (not the runtime's own
 # in the list)
 check 1 "ERROR: module 'other' has no parameter 'limt' (it has: limit, who)" \

@@ -6,16 +6,7 @@
 #include "../merge.h"
 #include "tap_wire.h"
 
-static int failures;
-
-#define CHECK(cond)                                                        \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "%s:%d: CHECK failed: %s\n",       \
-				__FILE__, __LINE__, #cond);                \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
+#include "../../testsuite/unit/check.h"
 
 static char out[1 << 20];
 static size_t out_len;
@@ -165,6 +156,72 @@ static void test_corrupt_length(void)
 	merger_free(&m);
 }
 
+static int mark_to_out(void *arg, int cpu, uint32_t flag)
+{
+	(void)arg;
+	out_len += (size_t)sprintf(out + out_len, "|%d:%s|", cpu,
+				   flag == TAP_REC_F_SWITCH ? "switch" : "?");
+	return 0;
+}
+
+static void mark(struct merger *m, int i, uint32_t seq, size_t split)
+{
+	struct tap_rec_hdr h = { TAP_REC_F_SWITCH, seq };
+
+	if (split) {
+		merger_feed(m, i, &h, split);
+		merger_feed(m, i, (char *)&h + split, sizeof(h) - split);
+	} else {
+		merger_feed(m, i, &h, sizeof(h));
+	}
+}
+
+/* A switch_file() mark comes out between the records numbered around it,
+ * whichever stream holds it, and is not counted as output. */
+static void test_switch_mark_in_order(void)
+{
+	struct merger m;
+
+	reset();
+	merger_init(&m, 2, NULL, 8192, collect, NULL);
+	m.mark = mark_to_out;
+	rec(&m, 1, 3, "c", 0);
+	mark(&m, 1, 4, 3);
+	rec(&m, 0, 1, "a", 0);
+	mark(&m, 0, 2, 0);
+	rec(&m, 0, 5, "e", 0);
+	merger_run(&m, false);
+	CHECK(same("a|0:switch|c|1:switch|e"));
+	CHECK(m.records == 3 && m.marks == 2 && m.bytes == 3);
+	CHECK(m.skipped_seqs == 0 && merger_leftover(&m) == 0);
+	merger_free(&m);
+
+	/* without a mark callback the mark is dropped, the order kept */
+	reset();
+	merger_init(&m, 1, NULL, 8192, collect, NULL);
+	rec(&m, 0, 1, "a", 0);
+	mark(&m, 0, 2, 0);
+	rec(&m, 0, 3, "b", 0);
+	merger_run(&m, true);
+	CHECK(same("ab"));
+	CHECK(m.marks == 1 && m.skipped_seqs == 0);
+	merger_free(&m);
+
+	/* a flag that is not a known mark, or a mark with a payload, is a
+	 * corrupt record */
+	reset();
+	merger_init(&m, 1, NULL, 8192, collect, NULL);
+	{
+		struct tap_rec_hdr h = { TAP_REC_F_SWITCH | 1, 1 };
+
+		merger_feed(&m, 0, &h, sizeof(h));
+		merger_feed(&m, 0, "x", 1);
+	}
+	merger_run(&m, true);
+	CHECK(m.streams[0].broken && out_len == 0);
+	merger_free(&m);
+}
+
 static void test_unordered_bulk(void)
 {
 	struct merger m;
@@ -238,6 +295,7 @@ int main(void)
 	test_too_much_pending_skips();
 	test_corrupt_length();
 	test_unordered_bulk();
+	test_switch_mark_in_order();
 	test_random_interleaving();
 	if (failures)
 		fprintf(stderr, "test_merge: %d failures\n", failures);

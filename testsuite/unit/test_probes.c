@@ -202,12 +202,14 @@ static void test_kernel(void)
 	BAD("kernel.statement(0).absolute", "guru mode");
 	BAD("kprobe.statement(0).absolute", "guru mode");
 	BAD("kernel.data(0x10).length(16).write", "not supported");
+	BAD("kernel.data(0x10).length(4).rw", "not a kernel address");
+	BAD("kernel.data(-2130706430).length(4).rw", "not aligned");
 	BAD("kernel.data(0x10)", "is incomplete");
 	NONE("kernel.function(\"do_IRQ\")");
 	NONE("kernel.function(\"*@*/kprobes.c\")");
 	NONE("kernel.function(\"*@kernel/kprobes.c\").call");
 
-	OK1("kernel.data(0x10).length(4).rw", "kernel.data(16).length(4).rw");
+	OK1("kernel.data(-2130706428).length(4).rw", "kernel.data(-2130706428).length(4).rw");
 	OK1("kernel.data(\"pid_max\").write", "kernel.data(\"pid_max\").write");
 	sess.guru = true;
 	OK1("kernel.statement(0).absolute", "kernel.statement(0).absolute");
@@ -235,7 +237,9 @@ static void test_misc(void)
 	Vec out = { 0 };
 	CHECK(resolve("procfs(\"foo\").read", &out) == 1);
 	const CtxVar *v = resolved_ctx_var(out.data[0], "value");
-	CHECK(v && v->type == TY_STRING && v->writable && v->write_only && v->scalar);
+	/* a read probe sets $value and may append to it, never read it */
+	CHECK(v && v->type == TY_STRING && v->writable && v->write_only &&
+	      v->appendable && v->scalar);
 	out.len = 0;
 	CHECK(resolve("procfs.write", &out) == 1);
 	v = resolved_ctx_var(out.data[0], "value");
@@ -250,7 +254,9 @@ static void test_misc(void)
 	BAD("procfs(\"foo/../bar\").read", "'..'");
 	BAD("procfs(\"a//c\").read", "empty part");
 	BAD("procfs.read.maxsize", "maxsize needs a number argument");
-	BAD("procfs.read.maxsize(-1)", "positive");
+	BAD("procfs.read.maxsize(-1)", "out of range (1 to 16777216 bytes)");
+	BAD("procfs.read.maxsize(0x1000001)", "out of range");
+	BAD("procfs.umask(0x200).read", "out of range (0 to 0777)");
 
 	OK1("netfilter.hook(\"NF_INET_PRE_ROUTING\").pf(\"NFPROTO_IPV4\")",
 	    "netfilter.hook(\"NF_INET_PRE_ROUTING\").pf(\"NFPROTO_IPV4\")");
@@ -321,7 +327,9 @@ static void test_dump(void)
 	CHECK(strstr(buf, "\nprocess(string).function(string).call\n"));
 	CHECK(strstr(buf, "process(string).function(string).callees(number)  [not translatable]\n"));
 	CHECK(strstr(buf, "timer.ms(number).randomize(number)\n"));
-	CHECK(strstr(buf, "procfs.read  [not translatable]\n"));
+	CHECK(strstr(buf, "\nprocfs.read\n"));
+	CHECK(strstr(buf, "\nperf.type(number).config(number)\n"));
+	CHECK(strstr(buf, "java(string).class(string).method(string)  [not translatable]\n"));
 	CHECK(strstr(buf, "kernel.trace(string)\n"));
 	/* a family that translates some of its points only */
 	CHECK(strstr(buf, "\nkernel.function(string)\n"));

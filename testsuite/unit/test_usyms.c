@@ -2,8 +2,9 @@
  * (debuginfo/uobjects.c, emit/usyms.c): the unwind rows of an object
  * whose CFI is written out in assembly (so the rows are known exactly,
  * whatever gcc's code generation), its symbols one name per address,
- * and the --ldd closure of a program and two libraries, all built with
- * gcc at test time.
+ * the --ldd closure of a program and two libraries, and the line rows
+ * of a -g program (di_line_rows, for usymline & co) against binutils'
+ * addr2line, all built with gcc at test time.
  */
 #include "tapc.h"
 #include "passes.h"
@@ -209,6 +210,65 @@ static void test_needed(void)
 	CHECK(object_needed(xsprintf("%s/obj.s", dir)).len == 0);
 }
 
+/* Every row of lprog (gcc -g -O0) against addr2line at its address;
+ * rows by address, one per address, an end row last; main's entry has
+ * its row (line 10, its "{", where gcc -O0 puts it); an object without
+ * DWARF has none. */
+static void test_lines(void)
+{
+	const char *prog = xsprintf("%s/lprog", dir);
+	Vec rows = di_line_rows(prog, 0, 0);
+	CHECK(rows.len > 4);
+	if (rows.len < 2)
+		return;
+	CHECK(((DiLineRow *)vec_last(&rows))->line == 0);
+	StrBuf cmd = { 0 };
+	sb_printf(&cmd, "cd '%s' && addr2line -e lprog", dir);
+	for (int i = 0; i < rows.len; i++) {
+		DiLineRow *r = rows.data[i];
+		if (i)
+			CHECK(r->addr > ((DiLineRow *)rows.data[i - 1])->addr);
+		if (r->line)
+			sb_printf(&cmd, " 0x%llx", (unsigned long long)r->addr);
+	}
+	sb_puts(&cmd, " | sed 's/ (discriminator [0-9]*)$//' >a2l.out && "
+		"nm lprog | sed -n 's/^0*\\([0-9a-f]*\\) T main$/\\1/p' >main.addr");
+	CHECK(run(sb_cstr(&cmd)));
+	FILE *fp = fopen(xsprintf("%s/a2l.out", dir), "r");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	char want[4096];
+	int checked = 0;
+	for (int i = 0; i < rows.len; i++) {
+		DiLineRow *r = rows.data[i];
+		if (!r->line)
+			continue;
+		if (!fgets(want, sizeof want, fp))
+			break;
+		want[strcspn(want, "\n")] = '\0';
+		const char *got = xsprintf("%s:%d", r->file, r->line);
+		if (strcmp(got, want))
+			fprintf(stderr, "row 0x%llx: %s, addr2line says %s\n",
+				(unsigned long long)r->addr, got, want);
+		CHECK(!strcmp(got, want));
+		checked++;
+	}
+	fclose(fp);
+	CHECK(checked == rows.len - 1);
+	unsigned long long main_addr = 0;
+	fp = fopen(xsprintf("%s/main.addr", dir), "r");
+	CHECK(fp && fscanf(fp, "%llx", &main_addr) == 1);
+	if (fp)
+		fclose(fp);
+	bool found = false;
+	for (int i = 0; i < rows.len; i++)
+		found |= ((DiLineRow *)rows.data[i])->addr == main_addr &&
+			 ((DiLineRow *)rows.data[i])->line == 10;
+	CHECK(found);
+	CHECK(di_line_rows(xsprintf("%s/sub/libb.so", dir), 0, 0).len == 0);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/test_usyms.XXXXXX";
@@ -227,7 +287,10 @@ int main(void)
 		"echo 'int a(void); int main(void) { return a() != 2; }' >p.c && "
 		"gcc -shared -fPIC -o sub/libb.so b.c && "
 		"gcc -shared -fPIC -o sub/liba.so a.c -Lsub -lb -Wl,-rpath,'$ORIGIN' && "
-		"gcc -o prog p.c -Lsub -la -Wl,-rpath-link,sub -Wl,-rpath,'$ORIGIN/sub'",
+		"gcc -o prog p.c -Lsub -la -Wl,-rpath-link,sub -Wl,-rpath,'$ORIGIN/sub' && "
+		"printf 'int sink;\\n\\nint twice(int x)\\n{\\n\\tsink = x;\\n"
+		"\\treturn 2 * x;\\n}\\n\\nint main(void)\\n{\\n\\treturn twice(1) != 2;\\n}\\n' >l.c && "
+		"gcc -g -O0 -o lprog l.c",
 		dir));
 	if (!built) {
 		fprintf(stderr, "test_usyms: cannot build the fixtures with gcc; skipped\n");
@@ -236,6 +299,7 @@ int main(void)
 	}
 	test_rows();
 	test_needed();
+	test_lines();
 	run(xsprintf("rm -rf '%s'", dir));
 	return failures ? 1 : 0;
 }

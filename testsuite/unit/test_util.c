@@ -79,6 +79,8 @@ static void test_files(void)
 	CHECK(read_whole_file(xsprintf("%s/missing", dir), NULL) == NULL);
 	CHECK(edit_distance("vfs_read", "vfs_raed") == 2);
 	CHECK(edit_distance("", "abc") == 3);
+	CHECK(edit_distance_swaps("vfs_read", "vfs_raed") == 1);
+	CHECK(edit_distance_swaps("talyl", "tally") == 1);
 	unlink(f);
 	rmdir(sub);
 	rmdir(xsprintf("%s/a", dir));

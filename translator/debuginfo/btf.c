@@ -79,6 +79,8 @@ static bool read_bytes(const char *path, Bytes *b)
 	size_t cap = fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 4096;
 	b->data = xrealloc_heap(NULL, cap);
 	b->len = 0;
+	b->map = NULL;          /* read, not mapped: bytes_free() frees data */
+	b->map_len = 0;
 	for (;;) {
 		if (b->len == cap) {
 			cap *= 2;
@@ -269,6 +271,8 @@ static const char *unpack(const unsigned char *in, size_t len, size_t size_hint,
 {
 	out->data = NULL;
 	out->len = 0;
+	out->map = NULL;
+	out->map_len = 0;
 	size_t cap = 0;
 	if (size_hint && size_hint <= UNPACK_LIMIT) {
 		/* a little more than the hint, so a right hint ends the

@@ -56,6 +56,11 @@ const NameList *module_function_symbols(const char *module);
  * module_function_symbols(module) is NULL, naming where tapc looked (the
  * same text for every module). */
 const char *kernel_symbols_missing(const char *module);
+/* Is `name` a data symbol (a variable) of the target kernel proper?  1
+ * yes, 0 no, -1 when no symbol table of it can be read (kallsyms of the
+ * running target, else a real System.map); *source (may be NULL) names
+ * the table read. */
+int kernel_data_symbol_known(const char *name, const char **source);
 /* Module names of the target ('-' folded to '_'), or NULL when unknown. */
 const NameList *kernel_module_names(void);
 /* The symbols the kernel proper (module NULL) or a module exports
@@ -462,6 +467,21 @@ Vec di_function_lines(const DiFunction *f, int lo, int hi);
  * that has code.  DWARF only. */
 Vec di_source_lines(const char *module, const char *file_glob, int lo,
 		    int hi, bool nearest);
+
+/* A row of a line table: code from addr (to the next row's addr) is from
+ * file:line; file NULL and line 0 where there is no code (the end of a
+ * sequence). */
+typedef struct DiLineRow {
+	uint64_t addr;
+	const char *file;       /* as di_functions names files */
+	int line;
+} DiLineRow;
+
+/* The line table of module's code in [lo, hi) (the module's addresses),
+ * or of all of its code when hi is 0: DiLineRow *, by address, one per
+ * address, none repeating the one before; with hi, a last row at hi
+ * ends it.  DWARF only (empty otherwise). */
+Vec di_line_rows(const char *module, uint64_t lo, uint64_t hi);
 
 /* The labels (C `name:`) of f whose name matches glob.  DWARF only. */
 typedef struct DiLabel {

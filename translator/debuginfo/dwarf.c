@@ -1845,6 +1845,74 @@ static int cmp_hit(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* A CU's line rows one by one, those whose address (plus bias) is in
+ * [lo, hi]: each row's address, line, end-of-sequence mark and file (its
+ * tree path, interned, so two rows of one file have the same pointer;
+ * NULL when it has none).  Paths are made only for rows in the range. */
+typedef struct {
+	Dwarf_Addr addr;
+	int line;
+	bool end;
+	const char *file;
+} CuRow;
+
+static void cu_each_row(Dwarf_Die *cu, Dwarf_Addr bias, Dwarf_Addr lo,
+			Dwarf_Addr hi, void (*fn)(const CuRow *row, void *arg),
+			void *arg)
+{
+	Dwarf_Lines *lines;
+	size_t n;
+	if (dwarf_getsrclines(cu, &lines, &n) != 0)
+		return;
+	const char *comp = cu_comp_dir(cu);
+	const char *last_src = NULL, *last_file = NULL;
+	for (size_t i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		CuRow r = { 0 };
+		dwarf_lineaddr(l, &r.addr);
+		dwarf_lineendsequence(l, &r.end);
+		dwarf_lineno(l, &r.line);
+		r.addr += bias;
+		if (r.addr < lo || r.addr > hi)
+			continue;
+		const char *src = dwarf_linesrc(l, NULL, NULL);
+		if (src != last_src) {
+			const char *p = tree_path(src, comp);
+			last_src = src;
+			last_file = p ? intern(p) : NULL;
+		}
+		r.file = last_file;
+		fn(&r, arg);
+	}
+}
+
+struct hits_walk {
+	const char *file_glob, *exact_file;
+	Dwarf_Addr lo_pc, hi_pc;
+	const char *last_file;		/* the last file seen, and whether */
+	bool last_match;		/* its name matched */
+	Vec hits;
+};
+
+static void add_line_hit(const CuRow *r, void *arg)
+{
+	struct hits_walk *w = arg;
+	if (r->end || r->addr < w->lo_pc || r->addr >= w->hi_pc || r->line <= 0 || !r->file)
+		return;
+	if (r->file != w->last_file) {
+		w->last_file = r->file;
+		w->last_match = w->exact_file ? !strcmp(r->file, w->exact_file)
+					      : di_file_matches(w->file_glob, r->file);
+	}
+	if (!w->last_match)
+		return;
+	LineHit *h = NEW(LineHit);
+	h->file = r->file;
+	h->line = r->line;
+	h->addr = r->addr;
+	vec_push(&w->hits, h);
+}
+
 /* The line rows of the CU's files whose name matches (file_glob, or
  * exactly exact_file), optionally only within [lo_pc, hi_pc); sorted by
  * file, line and address.  Every row, is_stmt or not: stap offers a
@@ -1852,42 +1920,11 @@ static int cmp_hit(const void *a, const void *b)
 static Vec cu_line_hits(Dwarf_Die *cu, const char *file_glob,
 			const char *exact_file, Dwarf_Addr lo_pc, Dwarf_Addr hi_pc)
 {
-	Vec hits = { 0 };
-	Dwarf_Lines *lines;
-	size_t n;
-	if (dwarf_getsrclines(cu, &lines, &n) != 0)
-		return hits;
-	const char *comp = cu_comp_dir(cu);
-	const char *last_src = NULL, *last_file = NULL;
-	for (size_t i = 0; i < n; i++) {
-		Dwarf_Line *l = dwarf_onesrcline(lines, i);
-		Dwarf_Addr a = 0;
-		int line = 0;
-		bool end = false;
-		dwarf_lineaddr(l, &a);
-		dwarf_lineendsequence(l, &end);
-		if (end || a < lo_pc || a >= hi_pc)
-			continue;
-		dwarf_lineno(l, &line);
-		if (line <= 0)
-			continue;
-		const char *src = dwarf_linesrc(l, NULL, NULL);
-		if (src != last_src) {
-			const char *p = tree_path(src, comp);
-			last_src = src;
-			last_file = p && (exact_file ? !strcmp(p, exact_file)
-					  : di_file_matches(file_glob, p)) ? intern(p) : NULL;
-		}
-		if (!last_file)
-			continue;
-		LineHit *h = NEW(LineHit);
-		h->file = last_file;
-		h->line = line;
-		h->addr = a;
-		vec_push(&hits, h);
-	}
-	vec_sort(&hits, cmp_hit);
-	return hits;
+	struct hits_walk w = { .file_glob = file_glob, .exact_file = exact_file,
+			       .lo_pc = lo_pc, .hi_pc = hi_pc };
+	cu_each_row(cu, 0, lo_pc, hi_pc, add_line_hit, &w);
+	vec_sort(&w.hits, cmp_hit);
+	return w.hits;
 }
 
 /* One DiLine for each line of [lo, hi] with code (its lowest address),
@@ -2233,4 +2270,94 @@ const DiType *dwarf_object_type(const DiModule *m, const char *name)
 		off = next;
 	}
 	return have_decl ? conv_type(dm, &decl_only) : NULL;
+}
+
+/* ---------------------------------------------------------------------
+ * Line tables for symfile/symline (emit/lines.c)
+ */
+
+typedef struct RowAt {
+	DiLineRow r;
+	size_t seq;             /* order read, to keep ties stable */
+} RowAt;
+
+static int cmp_row_at(const void *a, const void *b)
+{
+	const RowAt *x = *(RowAt *const *)a, *y = *(RowAt *const *)b;
+	if (x->r.addr != y->r.addr)
+		return x->r.addr < y->r.addr ? -1 : 1;
+	/* an end of sequence before a row starting at the same address */
+	if ((x->r.line == 0) != (y->r.line == 0))
+		return x->r.line == 0 ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+struct rows_walk {
+	uint64_t lo, hi;
+	Vec *out;
+};
+
+static void add_row_at(const CuRow *c, void *arg)
+{
+	struct rows_walk *w = arg;
+	if (c->addr < w->lo || c->addr > w->hi || (c->addr == w->hi && !c->end))
+		return;
+	RowAt *r = NEW(RowAt);
+	r->seq = w->out->len;
+	r->r.addr = c->addr;
+	if (!c->end && c->line > 0 && c->file) {
+		r->r.file = c->file;
+		r->r.line = c->line;
+	}
+	vec_push(w->out, r);
+}
+
+static void cu_rows(Dwarf_Die *cu, Dwarf_Addr bias, uint64_t lo, uint64_t hi,
+		    Vec *out)
+{
+	struct rows_walk w = { lo, hi, out };
+	cu_each_row(cu, bias, lo, hi, add_row_at, &w);
+}
+
+Vec dwarf_line_rows(const DiModule *m, uint64_t lo, uint64_t hi)
+{
+	Vec rows = { 0 }, out = { 0 };
+	DwMod *dm = find_mod(m);
+	if (!dm)
+		return out;
+	if (hi) {
+		Dwarf_Addr bias = 0;
+		Dwarf_Die *cu = dwfl_module_addrdie(dm->mod, lo, &bias);
+		if (cu)
+			cu_rows(cu, bias, lo, hi, &rows);
+	} else {
+		const Index *ix = dm_index(dm);
+		for (size_t i = 0; i < ix->ncus; i++) {
+			Dwarf_Die cu;
+			if (offdie(dm, ix->cus[i].cu, &cu))
+				cu_rows(&cu, dm->bias, 0, UINT64_MAX, &rows);
+		}
+	}
+	vec_sort(&rows, cmp_row_at);
+	/* one row per address (the last read there), and none that only
+	 * repeats the row before it */
+	for (int i = 0; i < rows.len; i++) {
+		RowAt *r = rows.data[i];
+		if (i + 1 < rows.len && ((RowAt *)rows.data[i + 1])->r.addr == r->r.addr)
+			continue;
+		if (out.len) {
+			DiLineRow *p = vec_last(&out);
+			if (p->file == r->r.file && p->line == r->r.line)
+				continue;
+		} else if (!r->r.line) {
+			continue;
+		}
+		vec_push(&out, &r->r);
+	}
+	if (hi && out.len && ((DiLineRow *)vec_last(&out))->line) {
+		DiLineRow *end = NEW(DiLineRow);
+		end->addr = hi;
+		vec_push(&out, end);
+	}
+	return out;
 }

@@ -514,6 +514,13 @@ Vec di_function_lines(const DiFunction *f, int lo, int hi)
 	return is_dwarf(f) ? dwarf_function_lines(f, lo, hi) : none;
 }
 
+Vec di_line_rows(const char *module, uint64_t lo, uint64_t hi)
+{
+	KMod *k = kmod(module);
+	Vec none = { 0 };
+	return k->src == DI_SRC_DWARF ? dwarf_line_rows(k->m, lo, hi) : none;
+}
+
 Vec di_source_lines(const char *module, const char *file_glob, int lo,
 		    int hi, bool nearest)
 {

@@ -36,6 +36,7 @@ const DiFunction *dwarf_function_at(const DiModule *m, uint64_t pc);
 Vec dwarf_function_lines(const DiFunction *f, int lo, int hi);
 Vec dwarf_source_lines(const DiModule *m, const char *file_glob, int lo,
 		       int hi, bool nearest);
+Vec dwarf_line_rows(const DiModule *m, uint64_t lo, uint64_t hi);
 Vec dwarf_function_labels(const DiFunction *f, const char *glob);
 Vec dwarf_function_callees(const DiFunction *f, const char *glob, int depth);
 Vec dwarf_variables_at(const DiFunction *f, uint64_t pc);

@@ -91,6 +91,19 @@ const char *program_path(const char *name)
 	return p ? through_interpreter(p) : NULL;
 }
 
+/* Add a canonical (interned) path unless it is there: a glob's symlinks
+ * (python3 -> python3.11, libX.so -> libX.so.1.0) name one file, which
+ * gets one probe, not one per name. */
+static void push_file_once(Vec *out, const char *c)
+{
+	if (!c)
+		return;
+	for (int k = 0; k < out->len; k++)
+		if (out->data[k] == c)
+			return;
+	vec_push(out, (void *)c);
+}
+
 Vec programs_matching(const char *pattern)
 {
 	Vec out = { 0 };
@@ -98,7 +111,7 @@ Vec programs_matching(const char *pattern)
 	if (glob(pattern, 0, NULL, &g) == 0) {
 		for (size_t i = 0; i < g.gl_pathc; i++)
 			if (is_regular(g.gl_pathv[i]))
-				vec_push(&out, (void *)canonical(g.gl_pathv[i]));
+				push_file_once(&out, canonical(g.gl_pathv[i]));
 		globfree(&g);
 	}
 	return out;
@@ -123,7 +136,7 @@ Vec find_libraries(const char *pat)
 		if (glob(pat, 0, NULL, &g) == 0) {
 			for (size_t i = 0; i < g.gl_pathc; i++)
 				if (is_regular(g.gl_pathv[i]))
-					vec_push(&out, (void *)canonical(g.gl_pathv[i]));
+					push_file_once(&out, canonical(g.gl_pathv[i]));
 			globfree(&g);
 		}
 		return out;
@@ -133,12 +146,7 @@ Vec find_libraries(const char *pat)
 		if (glob(xsprintf("%s/%s", lib_dirs[i], pat), 0, NULL, &g) != 0)
 			continue;
 		for (size_t j = 0; j < g.gl_pathc; j++) {
-			const char *c = regular_file(g.gl_pathv[j]);
-			bool dup = !c;
-			for (int k = 0; k < out.len && !dup; k++)
-				dup = out.data[k] == c;
-			if (!dup)
-				vec_push(&out, (void *)c);
+			push_file_once(&out, regular_file(g.gl_pathv[j]));
 		}
 		globfree(&g);
 		if (out.len)

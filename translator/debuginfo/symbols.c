@@ -338,6 +338,65 @@ done:
 	return &list;
 }
 
+/* Data symbol types of kallsyms and System.map: initialised, read-only,
+ * uninitialised data (global or local), small data. */
+static bool is_data_type(char t)
+{
+	return t && strchr("DdBbRrGgSsVv", t);
+}
+
+/* Does "ADDR TYPE NAME" text hold a data symbol `name` of the kernel
+ * proper (no "[module]" after it)? */
+static bool has_data_symbol(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = strstr(text, name); p; p = strstr(p + 1, name)) {
+		if (p < text + 3 || p[-1] != ' ' || p[-3] != ' ' ||
+		    (p[n] != '\n' && p[n] != 0))
+			continue;
+		if (is_data_type(p[-2]))
+			return true;
+	}
+	return false;
+}
+
+int kernel_data_symbol_known(const char *name, const char **source)
+{
+	static char *text;
+	static const char *from;
+	static bool tried;
+	if (!tried) {
+		tried = true;
+		const char *rel = target_release();
+		/* A kernel built without CONFIG_KALLSYMS_ALL lists almost no
+		 * variables: a table without jiffies_64 does not say. */
+		if (target_is_running_kernel() && access("/proc/kallsyms", R_OK) == 0 &&
+		    (text = read_whole_file("/proc/kallsyms", NULL))) {
+			from = "/proc/kallsyms";
+			if (!has_data_symbol(text, "jiffies_64")) {
+				free(text);
+				text = NULL;
+			}
+		}
+		const char *maps[] = {
+			sess.kernel_build_dir ? xsprintf("%s/System.map", sess.kernel_build_dir) : NULL,
+			xsprintf("/boot/System.map-%s", rel),
+			xsprintf("/lib/modules/%s/build/System.map", rel),
+			xsprintf("/usr/lib/debug/boot/System.map-%s", rel),
+		};
+		for (size_t i = 0; !text && i < sizeof maps / sizeof maps[0]; i++)
+			if (maps[i] && (text = real_system_map(maps[i])))
+				from = maps[i];
+		if (!text)
+			from = NULL;
+	}
+	if (source)
+		*source = from;
+	if (!text)
+		return -1;
+	return has_data_symbol(text, name);
+}
+
 const char *kernel_symbols_missing(const char *module)
 {
 	const char *rel = target_release();

@@ -96,8 +96,15 @@ void emit_insert(Emitter *e, Mark m, const char *line);
  * --ldd; readable ELF files only, warning about -d files that are not),
  * an object's symbols one per address, and their tables as C. */
 Vec usyms_objects(Program *prog, bool warn);
+bool prog_calls_any(Program *prog, const char *const *names, size_t n);  /* a function of names[] is in the program */
 Vec usyms_symbols(const ObjectFacts *f);
 void emit_usyms(Emitter *e, Program *prog);
+/* lines.c: line tables (runtime/lines.h) for symline & co (user true:
+ * usymline & co); rows (DiLineRow *) as tap_line_TAG[] / tap_lfile_TAG[],
+ * addresses less base, returning how many; the kernel's tables. */
+bool lines_wanted(Program *prog, bool user);
+int emit_line_rows(StrBuf *out, const char *tag, Vec rows, uint64_t base);
+void emit_klines(Emitter *e, Program *prog);
 void emit_line_reset(Emitter *e);
 
 /* ---- module.c ---- */
@@ -153,6 +160,8 @@ const char *fmt_table_of(Emitter *e, Vec *items);
 /* ---- target_expr.c ---- */
 Val ex_target(Body *b, Node *n);
 Val write_target(Body *b, Node *lhs, Val r);
+/* `lhs .= r` for a string context variable */
+Val append_target(Body *b, Node *lhs, Val r);
 Val ex_target_vars(Body *b, Node *n);
 Val ex_entry(Body *b, Node *n);
 Val ex_register(Body *b, Node *n);

@@ -884,16 +884,26 @@ static Val assign_element(Body *b, Node *n)
 	return val_c(t, true);
 }
 
+/* The @perf node being the operand of the `<<<` being translated: the
+ * one place @perf may stand. */
+static const Node *perf_operand;
+
 static Val ex_assign(Body *b, Node *n)
 {
 	Node *lhs = n->lhs;
 	if (!lhs)
 		return error_val(b, n->loc, _("internal: assignment without a target"));
+	if (n->op && !strcmp(n->op, "<<<") && n->rhs && n->rhs->kind == N_PERF)
+		perf_operand = n->rhs;
 	if (lhs->kind == N_SYMBOL && lhs->var)
 		return assign_scalar(b, n, lhs->var);
 	if (lhs->kind == N_INDEX)
 		return assign_element(b, n);
 	if (is_target_like(lhs)) {
+		/* `$value .= s` (procfs) */
+		if (n->op && !strcmp(n->op, ".=") && lhs->kind == N_TARGET &&
+		    !lhs->comps.len && !lhs->tpath && lhs->type == TY_STRING)
+			return append_target(b, lhs, ex(b, n->rhs));
 		if (n->op && strcmp(n->op, "="))
 			return error_val(b, n->loc, _("only '=' can assign to a context "
 						      "variable or kernel memory"));
@@ -1067,8 +1077,17 @@ Val ex(Body *b, Node *n)
 					      "information to decide, which is not supported yet"));
 	case N_PROBEWRITE:
 		return val_num(0);
-	case N_PERF:
-		return error_val(b, n->loc, _("@perf counters are not supported yet"));
+	case N_PERF: {
+		/* as stap (pass 3 too): @perf is a sample for an aggregate */
+		if (n != perf_operand)
+			return error_val(b, n->loc, xsprintf(_("@perf(\"%s\") can only be used "
+							       "as the operand of '<<<'"), n->str));
+		/* pass 2 made sure a perf probe defines the counter, so the
+		 * perf family's runtime (tap_perf_counter) is in the module */
+		const char *t = tmp_long(b);
+		emit(b->e, "%s = tap_perf_counter(c, %s);", t, c_string(n->str));
+		return val_c(t, true);
+	}
 	case N_CONST:
 	case N_ENUM:
 		if (!n->str)

@@ -322,6 +322,29 @@ Val write_target(Body *b, Node *lhs, Val r)
 	return r;
 }
 
+Val append_target(Body *b, Node *lhs, Val r)
+{
+	Emitter *e = b->e;
+	const CtxVar *cv = target_ctx_var(b, lhs);
+	if (!cv || !cv->writable || cv->type != TY_STRING)
+		return write_target(b, lhs, r);   /* reports the error */
+	if (!cv->appendable) {
+		Val cur = ex_target(b, lhs);
+		const char *s = tmp_str(b);
+		emit(e, "tap_str_concat(%s, %s, %s);", s, cur.c, r.c);
+		return write_target(b, lhs, val_c(s, true));
+	}
+	const char *x = family_ctx_expr(b->ep, cv, true);
+	if (!x)
+		return write_target(b, lhs, r);
+	b->effects++;
+	emit_open(e, "{");
+	emit(e, "char *w = %s;", x);
+	emit(e, "tap_str_assign(w + strlen(w), %s);", r.c);
+	emit_close(e, "}");
+	return r;
+}
+
 Val ex_target_vars(Body *b, Node *n)
 {
 	Emitter *e = b->e;

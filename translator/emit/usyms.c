@@ -23,14 +23,16 @@
 /* The script functions whose answers come from the symbol tables, and
  * those that walk the user stack. */
 static const char *const sym_users[] = {
-	"usymname", "usymdata", "umodname", "__tap_ustack_text",
+	"usymname", "usymdata", "umodname", "umodaddr", "umodbuildid",
+	"__tap_ustack_text",
 	"__tap_ustack_print",
+	"usymfile", "usymline", "usymfileline",
 };
 static const char *const unwind_users[] = {
 	"__tap_ustack_text", "__tap_ustack_print", "__tap_ustack_raw",
 };
 
-static bool uses_any(Program *prog, const char *const *names, size_t n)
+bool prog_calls_any(Program *prog, const char *const *names, size_t n)
 {
 	for (int i = 0; i < prog->funcs.len; i++) {
 		Func *f = prog->funcs.data[i];
@@ -148,7 +150,8 @@ static void put_c_bytes(StrBuf *sb, const char *s)
 	}
 }
 
-static void emit_object(StrBuf *out, int idx, const char *path, bool unwind)
+static void emit_object(StrBuf *out, int idx, const char *path, bool unwind,
+			bool lines)
 {
 	const ObjectFacts *f = object_facts(path);
 	Vec syms = usyms_symbols(f);
@@ -198,14 +201,27 @@ static void emit_object(StrBuf *out, int idx, const char *path, bool unwind)
 		}
 		sb_puts(out, "};\n");
 	}
+	int nlines = lines ? emit_line_rows(out, xsprintf("u%d", idx),
+					    di_line_rows(path, 0, 0), 0) : 0;
 	f = object_facts(path);
 	sb_printf(out, "#define TAP_UOBJ_%d { \"", idx);
 	put_c_bytes(out, path);
-	sb_printf(out, "\", tap_useg_%d, %d, %s%s, %d, tap_ustr_%d, %s%s, %d }\n",
+	sb_printf(out, "\", tap_useg_%d, %d, %s%s, %d, tap_ustr_%d, %s%s, %d, ",
 		  idx, f->segments.len, syms.len ? "tap_usym_" : "NULL",
 		  syms.len ? xsprintf("%d", idx) : "", syms.len, idx,
 		  rows.len ? "tap_urow_" : "NULL", rows.len ? xsprintf("%d", idx) : "",
 		  rows.len);
+	if (f->build_id) {
+		sb_puts(out, "\"");
+		put_c_bytes(out, f->build_id);
+		sb_puts(out, "\"");
+	} else {
+		sb_puts(out, "NULL");
+	}
+	if (nlines)
+		sb_printf(out, ", tap_line_u%d, %d, tap_lfile_u%d }\n", idx, nlines, idx);
+	else
+		sb_puts(out, ", NULL, 0, NULL }\n");
 }
 
 Vec usyms_objects(Program *prog, bool warn)
@@ -238,9 +254,10 @@ Vec usyms_objects(Program *prog, bool warn)
 
 void emit_usyms(Emitter *e, Program *prog)
 {
-	bool syms = uses_any(prog, sym_users, sizeof sym_users / sizeof sym_users[0]);
-	bool unwind = uses_any(prog, unwind_users,
+	bool syms = prog_calls_any(prog, sym_users, sizeof sym_users / sizeof sym_users[0]);
+	bool unwind = prog_calls_any(prog, unwind_users,
 			       sizeof unwind_users / sizeof unwind_users[0]);
+	bool lines = lines_wanted(prog, true);
 	Vec objs = usyms_objects(prog, true);
 	if ((!syms && !unwind) || !objs.len)
 		return;
@@ -248,7 +265,7 @@ void emit_usyms(Emitter *e, Program *prog)
 	sb_puts(out, "/* ---- user objects: symbols and unwind rows (runtime/usyms.h) ---- */\n");
 	sb_puts(out, "#include \"runtime/usyms.h\"\n");
 	for (int i = 0; i < objs.len; i++)
-		emit_object(out, i, objs.data[i], unwind);
+		emit_object(out, i, objs.data[i], unwind, lines);
 	sb_printf(out, "#define TAP_USYMS 1\n#define TAP_NUOBJS %d\n", objs.len);
 	sb_puts(out, "static const struct tap_uobj tap_uobjs[TAP_NUOBJS] = {\n");
 	for (int i = 0; i < objs.len; i++)

@@ -389,7 +389,7 @@ static void statement_lines(DiResolver *r, const DiFunction *f,
 				: xsprintf("%s@%s:%d", f->name, file ? file : "?", shown);
 			make_point(r, point_named(r, r->pp, arg), f, l->pc);
 		}
-		if (made || as_function || nearest || lo != hi)
+		if (made || as_function || nearest || lo != hi || !family_near_wanted(r->pp))
 			continue;
 		/* "did you mean": the lines near it that have code */
 		Vec near = di_function_lines(f, lo > 10 ? lo - 10 : 0, hi + 10);
@@ -497,13 +497,15 @@ const NameList *dip_function_names(const char *module)
  * debug information has (or those the family offers). */
 static void near_debug_functions(DiResolver *r, const char *want)
 {
+	if (!family_near_wanted(r->pp))
+		return;
 	if (r->ops->near) {
 		r->ops->near(r, want);
 		return;
 	}
 	const NameList *l = dip_function_names(r->module);
 	for (int i = 0; i < l->len; i++)
-		if (!blocked(r, l->names[i]))
+		if (family_near_length(want, l->names[i]) && !blocked(r, l->names[i]))
 			family_near_miss(r->pp, r->fi, want, l->names[i], l->names[i]);
 }
 
@@ -619,7 +621,10 @@ int dip_resolve(DiResolver *r)
 			if (n != DIP_NO_FALLBACK)
 				return n;
 		}
-		if (!fs.len && !arg_has_glob(fp.func) && !k.inl && !k.exported)
+		/* (not for an optional point or an alternative: its miss is
+		 * no error, and listing a module's functions costs) */
+		if (!fs.len && !arg_has_glob(fp.func) && !k.inl && !k.exported &&
+		    !pp->optional && !pp->sufficient)
 			near_debug_functions(r, fp.func);
 		for (int i = 0; i < fs.len; i++) {
 			const DiFunction *f = fs.data[i];

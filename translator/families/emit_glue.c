@@ -90,3 +90,21 @@ void emit_context_fill(Emitter *e, const char *regs, const char *type,
 	if (is_return)
 		emit(e, "\tc->is_return = true;");
 }
+
+void emit_void_handler(Emitter *e, const EmitProbe *ep, const char *name,
+		       const char *params, const char *regs, const char *type,
+		       bool is_return, const char *body_arg)
+{
+	emit(e, "static void %s(%s)", name, params);
+	emit(e, "{");
+	emit(e, "\tstruct tap_context *c = tap_context_enter(%s, TAP_STATE_RUNNING);",
+	     ep->pp);
+	emit_blank(e);
+	emit(e, "\tif (!c)");
+	emit(e, "\t\treturn;");
+	emit_context_fill(e, regs, type, is_return);
+	emit(e, "\t%s(c, %s);", ep->body_fn, body_arg);
+	emit(e, "\ttap_context_exit(c);");
+	emit(e, "}");
+	emit_blank(e);
+}

@@ -22,6 +22,13 @@ const char *emit_point_flags(const ResolvedPoint *rp);
  * (regs, user_regs, probe_type, is_return), indented one level. */
 void emit_context_fill(Emitter *e, const char *regs, const char *type,
 		       bool is_return);
+/* A handler returning void that runs probe ep: "static void NAME(PARAMS)"
+ * entering the probe's context (returning when it is busy), filling it
+ * (regs, type, is_return: as emit_context_fill), running the body with the
+ * pointer expression body_arg, and leaving; a blank line after. */
+void emit_void_handler(Emitter *e, const EmitProbe *ep, const char *name,
+		       const char *params, const char *regs, const char *type,
+		       bool is_return, const char *body_arg);
 
 /* The C expression (type int64_t) of one SDT marker operand (emit/sdt.c):
  * read from the user registers `regs` (a struct pt_regs * expression)

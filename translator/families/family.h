@@ -107,6 +107,14 @@ static inline bool pp_is_optional(const ProbePoint *pp)
  * pass 2's "no match" message. */
 void family_near_miss(ProbePoint *pp, int comp, const char *want,
 		      const char *name, const char *arg);
+/* Whether anyone will read pp's suggestions: not for an optional point
+ * (matching nothing is no error there) nor while messages are only
+ * counted (a point a wildcard made up, a '?' point's inside).  A family
+ * checks it before a scan of many names. */
+bool family_near_wanted(const ProbePoint *pp);
+/* The length test family_near_miss() starts with: whether name can be
+ * near want at all (cheap; for a filter before a costlier one). */
+bool family_near_length(const char *want, const char *name);
 
 /* -l resolves its points as optional, which hides errors; a family that
  * cannot list the candidates of a wildcard (what: the argument) says why

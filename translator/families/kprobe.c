@@ -5,6 +5,7 @@
 #include "emit_glue.h"
 #include "kprobe.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ResolvedPoint.data: KernelPointData (kprobe.h). */
@@ -62,6 +63,11 @@ int need_guru(ProbePoint *pp, const char *what)
 	return -1;
 }
 
+static int cmp_name_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* Module names the pattern stands for; *unknown set when the target's
  * modules cannot be listed.  An out-of-tree module is a path to a .ko. */
 Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err)
@@ -93,6 +99,14 @@ Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err)
 	if (norm[strlen(norm) > 3 ? strlen(norm) - 3 : 0] == '.' &&
 	    !strcmp(norm + strlen(norm) - 3, ".ko"))
 		norm[strlen(norm) - 3] = 0;
+	if (!arg_has_glob(norm)) {      /* a plain name: one lookup */
+		const char *const *hit = !mods->len ? NULL :
+			bsearch(&norm, mods->names, mods->len, sizeof *mods->names,
+				cmp_name_ptr);
+		if (hit)
+			vec_push(&out, (void *)*hit);
+		return out;
+	}
 	for (int i = 0; i < mods->len; i++)
 		if (arg_glob_match(norm, mods->names[i]))
 			vec_push(&out, (void *)mods->names[i]);
@@ -104,7 +118,7 @@ void near_modules(ProbePoint *pp)
 	int mi = pp_comp_index(pp, "module");
 	const char *want = comp_str(pp->comps.data[mi]);
 	const NameList *mods = kernel_module_names();
-	if (!mods || arg_has_glob(want) || strchr(want, '/'))
+	if (!mods || arg_has_glob(want) || strchr(want, '/') || !family_near_wanted(pp))
 		return;
 	for (int i = 0; i < mods->len; i++)
 		family_near_miss(pp, mi, want, mods->names[i], mods->names[i]);
@@ -112,8 +126,13 @@ void near_modules(ProbePoint *pp)
 
 void near_functions(ProbePoint *pp, int fi, const char *want, const NameList *l)
 {
+	/* Nobody reads an optional point's suggestions, nor those of a point
+	   a wildcard made up; the search costs ~30 ms per point (the syscall
+	   tapsets hold a hundred optional ones). */
+	if (!family_near_wanted(pp))
+		return;
 	for (int i = 0; i < l->len; i++)
-		if (!blocked_function(l->names[i]))
+		if (family_near_length(want, l->names[i]) && !blocked_function(l->names[i]))
 			family_near_miss(pp, fi, want, l->names[i], l->names[i]);
 }
 

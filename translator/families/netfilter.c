@@ -1,5 +1,17 @@
-/* netfilter.c - netfilter.hook("NAME").pf("FAMILY")[.priority("N")]. */
-#include "family.h"
+/* netfilter.c - netfilter.hook("NAME").pf("FAMILY")[.priority("N")].
+ *
+ * Pass 2 checks the names against those stapprobes(3stap) allows for the
+ * family (any identifier or number under -g) and gives the handler
+ * $hooknum, $skb, $in, $out and, under -g only, $verdict (NF_ACCEPT
+ * unless the handler assigns another).
+ *
+ * Pass 3 writes one netfilter hook function per probe and a table for
+ * runtime/families/netfilter.c, which registers the hooks in every
+ * network namespace.  The user-space names of the hooks (NF_IP_*,
+ * NF_IP6_*, NF_BR_*), which the kernel's headers hide from kernel code,
+ * become their numbers.
+ */
+#include "emit_glue.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -105,6 +117,22 @@ static int resolve_netfilter(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 					 parts[i]);
 				return -1;
 			}
+		/* a name tapc does not know is the user's to answer for: say
+		 * so now, not first through the C compiler */
+		int f = -1;
+		for (size_t i = 0; i < sizeof nf_families / sizeof nf_families[0]; i++)
+			if (!strcmp(nf_families[i].pf, d->pf))
+				f = i;
+		if (f < 0 && !is_integer_text(d->pf))
+			warning_at(fc->loc, _("netfilter protocol family '%s' is not one tapc knows: it goes to the C compiler as written (guru mode)"),
+				   d->pf);
+		else if (f >= 0 && !in_list(nf_families[f].hooks, d->hook) &&
+			 !is_integer_text(d->hook))
+			warning_at(hc->loc, _("netfilter hook '%s' is not one tapc knows for %s: it goes to the C compiler as written (guru mode)"),
+				   d->hook, d->pf);
+		else if (f < 0 && !is_integer_text(d->hook))
+			warning_at(hc->loc, _("netfilter hook '%s' is not one tapc knows: it goes to the C compiler as written (guru mode)"),
+				   d->hook);
 	} else {
 		int f = -1;
 		for (size_t i = 0; i < sizeof nf_families / sizeof nf_families[0]; i++)
@@ -140,6 +168,105 @@ static int resolve_netfilter(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	return 1;
 }
 
+/* ---- pass 3 ---- */
+
+/* Hook names of the user-space headers (not defined in kernel code), as
+ * the numbers they stand for. */
+static const struct {
+	const char *name;
+	int num;
+} nf_user_hooks[] = {
+	{ "NF_IP_PRE_ROUTING", 0 }, { "NF_IP_LOCAL_IN", 1 }, { "NF_IP_FORWARD", 2 },
+	{ "NF_IP_LOCAL_OUT", 3 }, { "NF_IP_POST_ROUTING", 4 },
+	{ "NF_IP6_PRE_ROUTING", 0 }, { "NF_IP6_LOCAL_IN", 1 }, { "NF_IP6_FORWARD", 2 },
+	{ "NF_IP6_LOCAL_OUT", 3 }, { "NF_IP6_POST_ROUTING", 4 },
+	{ "NF_BR_PRE_ROUTING", 0 }, { "NF_BR_LOCAL_IN", 1 }, { "NF_BR_FORWARD", 2 },
+	{ "NF_BR_LOCAL_OUT", 3 }, { "NF_BR_POST_ROUTING", 4 }, { "NF_BR_BROUTING", 5 },
+};
+
+static const char *hook_expr(const char *hook)
+{
+	for (size_t i = 0; i < sizeof nf_user_hooks / sizeof nf_user_hooks[0]; i++)
+		if (!strcmp(nf_user_hooks[i].name, hook))
+			return xsprintf("%d", nf_user_hooks[i].num);
+	return hook;
+}
+
+static bool emit_netfilter_decls(Emitter *e, EmitProbe **probes, int n)
+{
+	(void)probes;
+	emit(e, "#define _TAP_NF_NPROBES %d", n);
+	emit(e, "#include \"runtime/families/netfilter.c\"");
+	return true;
+}
+
+static bool emit_netfilter_code(Emitter *e, EmitProbe **probes, int n,
+				FamilyCode *out)
+{
+	for (int i = 0; i < n; i++) {
+		const EmitProbe *ep = probes[i];
+		emit(e, "static unsigned int tapnf_%d(void *priv, struct sk_buff *skb,",
+		     ep->index);
+		emit(e, "				const struct nf_hook_state *state)");
+		emit(e, "{");
+		emit(e, "	struct _tap_nf_args a = _tap_nf_args_of(skb, state);");
+		emit(e, "	struct tap_context *c = tap_context_enter(%s, TAP_STATE_RUNNING);",
+		     ep->pp);
+		emit_blank(e);
+		emit(e, "	if (!c)");
+		emit(e, "		return NF_ACCEPT;");
+		emit_context_fill(e, "NULL", "netfilter", false);
+		emit(e, "	%s(c, &a);", ep->body_fn);
+		emit(e, "	tap_context_exit(c);");
+		emit(e, "	return a.verdict;");
+		emit(e, "}");
+		emit_blank(e);
+	}
+	emit(e, "static struct nf_hook_ops _tap_nf_ops_table[] = {");
+	for (int i = 0; i < n; i++) {
+		const NetfilterData *d = probes[i]->rp->data;
+		emit(e, "	{ .hook = tapnf_%d, .pf = %s, .hooknum = %s, .priority = %s },",
+		     probes[i]->index, d->pf, hook_expr(d->hook), d->priority);
+	}
+	emit(e, "};");
+	emit_blank(e);
+	emit(e, "static struct _tap_nf_probe _tap_nf_table[] = {");
+	for (int i = 0; i < n; i++)
+		emit(e, "	{ .pp = %s, .ops = &_tap_nf_ops_table[%d], .flags = %s },",
+		     probes[i]->pp, i, emit_point_flags(probes[i]->rp));
+	emit(e, "};");
+	emit_blank(e);
+	emit(e, "static int _tap_nf_family_start(void)");
+	emit(e, "{");
+	emit(e, "	return _tap_nf_register(_tap_nf_table, ARRAY_SIZE(_tap_nf_table));");
+	emit(e, "}");
+	emit_blank(e);
+	emit(e, "static void _tap_nf_family_stop(void)");
+	emit(e, "{");
+	emit(e, "	_tap_nf_unregister();");
+	emit(e, "}");
+	emit_blank(e);
+	out->start_fn = "_tap_nf_family_start";
+	out->stop_fn = "_tap_nf_family_stop";
+	return true;
+}
+
+static const char *netfilter_ctx_expr(const EmitProbe *ep, const CtxVar *v,
+				      bool write)
+{
+	(void)ep;
+	const char *a = "((struct _tap_nf_args *)pdata)";
+	if (!strcmp(v->name, "verdict"))
+		return xsprintf("%s->verdict", a);
+	if (write)
+		return NULL;
+	if (!strcmp(v->name, "hooknum"))
+		return xsprintf("(int64_t)%s->hooknum", a);
+	if (!strcmp(v->name, "skb") || !strcmp(v->name, "in") || !strcmp(v->name, "out"))
+		return xsprintf("(unsigned long)%s->%s", a, v->name);
+	return NULL;
+}
+
 static const char *const netfilter_shapes[] = {
 	"netfilter.{hook(s).pf(s)|pf(s).hook(s)}[.priority(s)]",
 	NULL
@@ -147,4 +274,6 @@ static const char *const netfilter_shapes[] = {
 
 const ProbeFamily family_netfilter = {
 	.name = "netfilter", .shapes = netfilter_shapes, .resolve = resolve_netfilter,
+	.emit_decls = emit_netfilter_decls, .emit_code = emit_netfilter_code,
+	.ctx_expr = netfilter_ctx_expr,
 };

@@ -23,6 +23,10 @@ typedef struct CtxVar {
 				 * (always NULL for scalar ones) */
 	bool writable;          /* may be assigned (procfs read $value, ...) */
 	bool write_only;        /* may not be read (procfs read $value) */
+	bool appendable;        /* TY_STRING, writable: its write buffer has
+				 * MAXSTRINGLEN bytes of room past its text,
+				 * so `.=` appends in place (procfs read
+				 * $value, which holds .maxsize bytes) */
 	bool scalar;            /* no ->member or [index] on it */
 	bool guru_only;         /* usable only with -g (netfilter $verdict) */
 	bool guru_write;        /* writable only with -g (a .return's $return

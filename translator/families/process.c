@@ -292,7 +292,7 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 				vec_push(&names, (void *)ef->funcs.names[i]);
 	} else if (namelist_has(&ef->funcs, func)) {
 		vec_push(&names, (void *)func);
-	} else {
+	} else if (family_near_wanted(pp)) {
 		for (int i = 0; i < ef->funcs.len; i++)
 			family_near_miss(pp, ci, func, ef->funcs.names[i],
 					 ef->funcs.names[i]);

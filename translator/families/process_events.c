@@ -158,19 +158,9 @@ static bool emit_event_code(Emitter *e, EmitProbe **probes, int n,
 		const EmitProbe *ep = probes[i];
 		EventKind k = data_of(ep)->kind;
 		bool sys = k == EV_SYSCALL || k == EV_SYSCALL_RETURN;
-		emit(e, "static void tappe_%d(void *pdata)", ep->index);
-		emit(e, "{");
-		emit(e, "\tstruct tap_context *c = tap_context_enter(%s, TAP_STATE_RUNNING);",
-		     ep->pp);
-		emit_blank(e);
-		emit(e, "\tif (!c)");
-		emit(e, "\t\treturn;");
-		emit_context_fill(e, "NULL", sys ? "utrace_syscall" : "utrace",
-				  k == EV_SYSCALL_RETURN);
-		emit(e, "\t%s(c, pdata);", ep->body_fn);
-		emit(e, "\ttap_context_exit(c);");
-		emit(e, "}");
-		emit_blank(e);
+		emit_void_handler(e, ep, xsprintf("tappe_%d", ep->index), "void *pdata",
+				  "NULL", sys ? "utrace_syscall" : "utrace",
+				  k == EV_SYSCALL_RETURN, "pdata");
 	}
 	for (int i = 0; i < n; i++)
 		if (data_of(probes[i])->path)

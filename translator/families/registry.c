@@ -956,14 +956,29 @@ static ProbePoint *near_for;          /* the point being resolved */
 static int near_n;
 static struct { int dist; const char *text; } near[MAX_NEAR];
 
+bool family_near_wanted(const ProbePoint *pp)
+{
+	return !pp->optional && !diag_is_quiet();
+}
+
+static int near_limit(const char *want)
+{
+	int limit = strlen(want) / 3 + 1;
+	return limit > 3 ? 3 : limit;
+}
+
+bool family_near_length(const char *want, const char *name)
+{
+	int limit = near_limit(want);
+	int dl = (int)strlen(want) - (int)strlen(name);
+	return dl <= limit && -dl <= limit;
+}
+
 void family_near_miss(ProbePoint *pp, int comp, const char *want,
 		      const char *name, const char *arg)
 {
-	int limit = strlen(want) / 3 + 1;
-	if (limit > 3)
-		limit = 3;
-	int dl = (int)strlen(want) - (int)strlen(name);
-	if (dl > limit || -dl > limit || !strcmp(want, name))
+	int limit = near_limit(want);
+	if (!family_near_length(want, name) || !strcmp(want, name))
 		return;
 	int d = edit_distance(want, name);
 	if (d > limit || (near_n == MAX_NEAR && d >= near[MAX_NEAR - 1].dist))
@@ -1036,9 +1051,10 @@ int probe_family_resolve(ProbePoint *pp, Vec *out)
 		/* A point the wildcard made up, that its family rejects (a
 		 * missing argument, no -c), is just not a match. */
 		int before = out->len, errors = error_count;
+		bool was_quiet = diag_is_quiet();   /* inside a '?' point too */
 		diag_set_quiet(true);
 		int r = sh->family->resolve(sh->family, c, out);
-		diag_set_quiet(false);
+		diag_set_quiet(was_quiet);
 		if (r < 0) {
 			error_count = errors;
 			out->len = before;

@@ -136,18 +136,8 @@ static void emit_timer_callback(Emitter *e, const EmitProbe *ep)
 {
 	const TimerData *d = ep->rp->data;
 
-	emit(e, "static void tapt_%d(struct pt_regs *regs)", ep->index);
-	emit(e, "{");
-	emit(e, "\tstruct tap_context *c = tap_context_enter(%s, TAP_STATE_RUNNING);",
-	     ep->pp);
-	emit_blank(e);
-	emit(e, "\tif (!c)");
-	emit(e, "\t\treturn;");
-	emit_context_fill(e, "regs", timer_is_profile(d) ? "profile" : "timer", false);
-	emit(e, "\t%s(c, NULL);", ep->body_fn);
-	emit(e, "\ttap_context_exit(c);");
-	emit(e, "}");
-	emit_blank(e);
+	emit_void_handler(e, ep, xsprintf("tapt_%d", ep->index), "struct pt_regs *regs",
+			  "regs", timer_is_profile(d) ? "profile" : "timer", false, "NULL");
 }
 
 static bool emit_timer_decls(Emitter *e, EmitProbe **probes, int n)

@@ -97,7 +97,7 @@ static int resolve_trace(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 		add_vars(rp, e);
 		n++;
 	}
-	if (!n && !arg_has_glob(pat)) {
+	if (!n && !arg_has_glob(pat) && family_near_wanted(pp)) {
 		/* "did you mean": in the form the point was written in */
 		for (int i = 0; i < events->len; i++) {
 			TraceEvent *e = events->data[i];

@@ -15,7 +15,7 @@ static char out[1 << 16];
 static size_t out_len;
 static char pbuf[TAP_PRINT_BUFSIZE];
 static size_t pbuf_used;
-static char last_msg[512];
+static char last_msg[4 * MAXSTRINGLEN];
 static int nerrors_counted, nskips[TAP_SKIP_NR], exit_called;
 static int state = TAP_STATE_RUNNING;
 
@@ -244,6 +244,27 @@ static void test_printf(void)
 	n = fmt_len;
 	CHECK_INT(n, 8 + 1 + 1 + 1 + 2 + 1 + 4 + 1 + 8);
 	CHECK_INT(memcmp(bin, "\x08\x07\x06\x05\x04\x03\x02\x01|A|AB|ABCD|ABCDEFGH", n), 0);
+	/* stap's vsprintf quirks: '0' with a precision still pads with
+	 * zeros; %p is %#x with its '0'; %#c leaves " alone; a negative
+	 * '*' precision is 0; a '0' %s ends with a NUL; %.0m is one byte.
+	 * "[%08.3d] [%08p] [%#c%#c] [%.*s] [%05s] [%.0m]" */
+	bin = FMT(((struct tap_arg[]){L(7), L(4096), L('"'), L('\''), L(-1), S("abc"),
+				      S("ab"), L((long)mem)}), 8,
+		  LIT("["), CV(SIGNED, ZERO, 8, 3), LIT("] ["), CV(POINTER, ZERO, 8, -1),
+		  LIT("] ["), CV(CHAR, ALT, -1, -1), CV(CHAR, ALT, -1, -1), LIT("] ["),
+		  CV(STRING, 0, -1, STAR), LIT("] ["), CV(STRING, ZERO, 5, -1), LIT("] ["),
+		  CV(MEMORY, 0, -1, 0), LIT("]"));
+	n = fmt_len;
+	CHECK_INT(n, 43);
+	CHECK_INT(memcmp(bin, "[00000007] [0x001000] [\"\\'] [] [   ab\0] [a]", n), 0);
+	/* %b: the precision is the size, the width pads with NULs:
+	 * "%6.2b|%-6.2b|%.2b|%3b" */
+	bin = FMT(((struct tap_arg[]){L(0x4241), L(0x4241), L(0x4241), L(0x41)}), 4,
+		  CV(BINARY, 0, 6, 2), LIT("|"), CV(BINARY, LEFT, 6, 2), LIT("|"),
+		  CV(BINARY, 0, -1, 2), LIT("|"), CV(BINARY, 0, 3, -1));
+	n = fmt_len;
+	CHECK_INT(n, 6 + 1 + 6 + 1 + 2 + 1 + 8);
+	CHECK_INT(memcmp(bin, "\0\0\0\0AB|AB\0\0\0\0|AB|A\0\0\0\0\0\0\0", n), 0);
 	/* truncation: returns the needed length, keeps size - 1 bytes ("%s-%d") */
 	n = tap_format_spec(buf, 6, SPECS(D(STRING), LIT("-"), D(SIGNED)), 3,
 			    (struct tap_arg[]){S("abcdef"), L(12)}, 2);
@@ -352,10 +373,10 @@ static void test_arith(void)
 	CHECK_INT(tap_div(c, 1, 0, &r), -1);
 	CHECK_INT(r, 5);
 	CHECK_INT(tap_mod(c, 1, 0, &r), -1);	/* first error wins */
-	CHECK_STR(c->last_error, "division by zero");
+	CHECK_STR(c->last_error, "division by 0");
 	exit_called = 0;
 	leave(c);
-	CHECK_STR(last_msg, "division by zero near operator '/' at t.stp:3:9");
+	CHECK_STR(last_msg, "division by 0 near operator '/' at t.stp:3:9");
 	CHECK_INT(exit_called, 1);		/* MAXERRORS 0: the first error ends it */
 }
 
@@ -753,10 +774,9 @@ static void test_hist(void)
 	tap_stat_add(s, 3);
 	tap_stat_add(s, 5);
 	tap_stat_add(s, 0);
+	/* values >= 0: no rows below 0 (stap's margin stops there) */
 	CHECK_STR(hist(s),
 		  "value |-------------------------------------------------- count\n"
-		  "   -2 |                                                    0\n"
-		  "   -1 |                                                    0\n"
 		  "    0 |@                                                   1\n"
 		  "    1 |@@@@@@@@@@                                         10\n"
 		  "    2 |@@                                                  2\n"
@@ -778,7 +798,7 @@ static void test_hist(void)
 		  "   -1 |@                                                  1\n"
 		  "    0 |                                                   0\n"
 		  "    1 |                                                   0\n"
-		  "    ~\n"
+		  "      ~\n"
 		  "  128 |                                                   0\n"
 		  "  256 |                                                   0\n"
 		  "  512 |@                                                  1\n"
@@ -798,14 +818,14 @@ static void test_hist(void)
 		  "-9223372036854775808 |                                                      1\n"
 		  "-4611686018427387904 |                                                      0\n"
 		  "-2305843009213693952 |                                                      0\n"
-		  "                   ~\n"
+		  "                     ~\n"
 		  "                  16 |                                                      0\n"
 		  "                  32 |                                                      0\n"
 		  "                  64 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@  1234\n"
 		  "                 128 |@@@@                                                100\n"
 		  "                 256 |                                                      0\n"
 		  "                 512 |                                                      0\n"
-		  "                   ~\n"
+		  "                     ~\n"
 		  " 1152921504606846976 |                                                      0\n"
 		  " 2305843009213693952 |                                                      0\n"
 		  " 4611686018427387904 |                                                      1\n"
@@ -849,6 +869,35 @@ static void test_hist(void)
 		  "   70 |                                                   0\n"
 		  "\n");
 	tap_stat_destroy(s);
+
+	/* stap sizes the value column by start + interval * (last row's
+	 * index), one interval past the last row's value: 1000000 here */
+	{
+		struct tap_hist_spec big = { .type = TAP_HIST_LINEAR, .start = 0,
+					     .stop = 1000000, .interval = 100000 };
+
+		s = tap_stat_create(&big);
+		tap_stat_add(s, 700000);
+		CHECK_STR(hist(s),
+			  "  value |-------------------------------------------------- count\n"
+			  " 500000 |                                                   0\n"
+			  " 600000 |                                                   0\n"
+			  " 700000 |@                                                  1\n"
+			  " 800000 |                                                   0\n"
+			  " 900000 |                                                   0\n"
+			  "\n");
+		tap_stat_destroy(s);
+		s = tap_stat_create(&lg);
+		tap_stat_add(s, 1);
+		CHECK_STR(hist(s),
+			  "value |-------------------------------------------------- count\n"
+			  "    0 |                                                   0\n"
+			  "    1 |@                                                  1\n"
+			  "    2 |                                                   0\n"
+			  "    4 |                                                   0\n"
+			  "\n");
+		tap_stat_destroy(s);
+	}
 
 	/* man stap: @hist_linear(x, 1, 3, 1) of -100 1 2 3 100 */
 	s = tap_stat_create(&l3);

@@ -1,0 +1,132 @@
+/*
+ * hwbreak.c - kernel.data(ADDRESS | "SYMBOL")[.length(N)].write / .rw:
+ * hardware watchpoints through perf's breakpoint API.
+ *
+ * Pass 3 emits a table of struct _tap_hwbkpt, one per probe (the address
+ * or the symbol, the length as HW_BREAKPOINT_LEN_*, the access type), and
+ * calls _tap_hwbkpts_register() from tap_on_start() and
+ * _tap_hwbkpts_unregister() from tap_on_stop().
+ *
+ * Each probe is one wide breakpoint (register_wide_hw_breakpoint: a perf
+ * event pinned on every online CPU, in one debug register of each).  x86
+ * has four debug registers per CPU, shared with ptrace and perf users:
+ * when none is free the registration fails (-ENOSPC) and the point is
+ * reported as any failed probe is.  The handler is perf's overflow
+ * handler: it runs in the debug exception after the access (the
+ * instruction has completed; regs are its registers).
+ *
+ * A symbol's address is found when the probes are registered, through
+ * kallsyms_lookup_name().  That function is not exported; a kprobe's
+ * registration resolves its symbol_name with it, so the kprobe API gives
+ * its address (the kprobe itself is unregistered at once).
+ */
+#ifndef TAP_PROBES_HWBREAK_C
+#define TAP_PROBES_HWBREAK_C
+
+#include "probe_common.h"
+
+#include <linux/hw_breakpoint.h>
+#include <linux/kprobes.h>
+#include <linux/perf_event.h>
+
+struct _tap_hwbkpt {
+	/* from pass 3 */
+	const char *pp;
+	void (*fire)(struct pt_regs *regs);
+	const char *symbol;		/* or NULL: address */
+	unsigned long address;
+	int len;			/* HW_BREAKPOINT_LEN_* */
+	int type;			/* HW_BREAKPOINT_W or _RW */
+	unsigned int flags;		/* TAP_PROBE_* */
+
+	/* run time */
+	struct perf_event * __percpu *bp;
+};
+
+typedef unsigned long (*_tap_kallsyms_lookup_fn)(const char *name);
+
+/* kallsyms_lookup_name(), found through a kprobe on it; NULL when the
+ * kernel will not say. */
+static _tap_kallsyms_lookup_fn _tap_kallsyms_lookup(void)
+{
+	static _tap_kallsyms_lookup_fn fn;
+	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+
+	if (fn)
+		return fn;
+	if (register_kprobe(&kp) == 0) {
+		fn = (_tap_kallsyms_lookup_fn)kp.addr;
+		unregister_kprobe(&kp);
+	}
+	return fn;
+}
+
+static void _tap_hwbkpt_handler(struct perf_event *bp,
+				struct perf_sample_data *data,
+				struct pt_regs *regs)
+{
+	struct _tap_hwbkpt *h = bp->overflow_handler_context;
+
+	if (tap_session_state() == TAP_STATE_RUNNING)
+		h->fire(regs);
+}
+
+static void _tap_hwbkpts_unregister(struct _tap_hwbkpt *h, int n)
+{
+	int i;
+
+	for (i = n - 1; i >= 0; i--) {
+		if (!h[i].bp)
+			continue;
+		unregister_wide_hw_breakpoint(h[i].bp);
+		h[i].bp = NULL;
+	}
+}
+
+static int _tap_hwbkpts_register(struct _tap_hwbkpt *h, int n)
+{
+	struct perf_event_attr attr;
+	struct perf_event * __percpu *bp;
+	unsigned long addr;
+	int i, ret;
+
+	for (i = 0; i < n; i++) {
+		addr = h[i].address;
+		if (h[i].symbol) {
+			_tap_kallsyms_lookup_fn lookup = _tap_kallsyms_lookup();
+
+			addr = lookup ? lookup(h[i].symbol) : 0;
+			if (!addr) {
+				ret = _tap_probe_failed(h[i].pp, h[i].flags, -ENOENT,
+							"hardware breakpoint",
+							lookup ? "no such symbol in the running kernel"
+							       : "the kernel's symbols cannot be looked up");
+				if (ret)
+					goto err;
+				continue;
+			}
+		}
+		hw_breakpoint_init(&attr);
+		attr.bp_addr = addr;
+		attr.bp_len = h[i].len;
+		attr.bp_type = h[i].type;
+		bp = register_wide_hw_breakpoint(&attr, _tap_hwbkpt_handler, &h[i]);
+		if (IS_ERR((void __force *)bp)) {
+			ret = PTR_ERR((void __force *)bp);
+			ret = _tap_probe_failed(h[i].pp, h[i].flags, ret,
+						"hardware breakpoint",
+						ret == -ENOSPC ? "no free debug register" : NULL);
+			if (ret)
+				goto err;
+			continue;
+		}
+		h[i].bp = bp;
+	}
+	return 0;
+
+err:
+	_tap_hwbkpts_unregister(h, i);
+	return ret;
+}
+
+#endif /* TAP_PROBES_HWBREAK_C */
