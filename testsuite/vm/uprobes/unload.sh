@@ -41,13 +41,6 @@ while ! grep -q 'uptest-stripped$' "/proc/$p/maps" 2>/dev/null && [ $i -lt 100 ]
 done
 echo "before: $(what)"
 up_start unload || exit 0
-# begin probes run before the probes are placed, so "ready" may come
-# first: wait (up to 10 s) for the breakpoint
-i=0
-while [ "$(what)" != int3 ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
 echo "while loaded: $(what)"
 touch /host/tmp/up-go
 sleep 1
