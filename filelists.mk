@@ -988,6 +988,9 @@ tapc_dist_files = \
 	testsuite/run/tapset_signal_sigset.args \
 	testsuite/run/tapset_signal_sigset.out \
 	testsuite/run/tapset_signal_sigset.stp \
+	testsuite/run/tapset_signal_strings.args \
+	testsuite/run/tapset_signal_strings.out \
+	testsuite/run/tapset_signal_strings.stp \
 	testsuite/run/tapset_speculative_commit.out \
 	testsuite/run/tapset_speculative_commit.stp \
 	testsuite/run/tapset_stopwatch_read.out \
