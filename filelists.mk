@@ -1007,6 +1007,9 @@ tapc_dist_files = \
 	testsuite/run/tapset_syscalls_names.args \
 	testsuite/run/tapset_syscalls_names.out \
 	testsuite/run/tapset_syscalls_names.stp \
+	testsuite/run/tapset_syscalls_open_flags.args \
+	testsuite/run/tapset_syscalls_open_flags.out \
+	testsuite/run/tapset_syscalls_open_flags.stp \
 	testsuite/run/tapset_task_rlimit.args \
 	testsuite/run/tapset_task_rlimit.out \
 	testsuite/run/tapset_task_rlimit.stp \
@@ -1311,6 +1314,7 @@ tapc_dist_files = \
 	testsuite/vm/workloads/ia32.h \
 	testsuite/vm/workloads/net_rw.c \
 	testsuite/vm/workloads/open_close.c \
+	testsuite/vm/workloads/open_flags.c \
 	testsuite/vm/workloads/read_zero.c \
 	testsuite/vm/workloads/sleeper.c \
 	testsuite/vm/workloads/sys_calls.c \
