@@ -991,6 +991,8 @@ tapc_dist_files = \
 	testsuite/run/tapset_signal_strings.args \
 	testsuite/run/tapset_signal_strings.out \
 	testsuite/run/tapset_signal_strings.stp \
+	testsuite/run/tapset_socket_mem_names.out \
+	testsuite/run/tapset_socket_mem_names.stp \
 	testsuite/run/tapset_speculative_commit.out \
 	testsuite/run/tapset_speculative_commit.stp \
 	testsuite/run/tapset_stopwatch_read.out \
