@@ -990,6 +990,8 @@ tapc_dist_files = \
 	testsuite/run/tapset_signal_sigset.stp \
 	testsuite/run/tapset_speculative_commit.out \
 	testsuite/run/tapset_speculative_commit.stp \
+	testsuite/run/tapset_stap_formats.out \
+	testsuite/run/tapset_stap_formats.stp \
 	testsuite/run/tapset_stopwatch_read.out \
 	testsuite/run/tapset_stopwatch_read.stp \
 	testsuite/run/tapset_syscall_any_names.args \
