@@ -1006,6 +1006,9 @@ tapc_dist_files = \
 	testsuite/run/tapset_syscalls_names.args \
 	testsuite/run/tapset_syscalls_names.out \
 	testsuite/run/tapset_syscalls_names.stp \
+	testsuite/run/tapset_task_ns.args \
+	testsuite/run/tapset_task_ns.out \
+	testsuite/run/tapset_task_ns.stp \
 	testsuite/run/tapset_task_rlimit.args \
 	testsuite/run/tapset_task_rlimit.out \
 	testsuite/run/tapset_task_rlimit.stp \
