@@ -995,6 +995,8 @@ tapc_dist_files = \
 	testsuite/run/tapset_socket_mem_names.stp \
 	testsuite/run/tapset_speculative_commit.out \
 	testsuite/run/tapset_speculative_commit.stp \
+	testsuite/run/tapset_stap_formats.out \
+	testsuite/run/tapset_stap_formats.stp \
 	testsuite/run/tapset_stopwatch_read.out \
 	testsuite/run/tapset_stopwatch_read.stp \
 	testsuite/run/tapset_syscall_any_names.args \
@@ -1012,6 +1014,9 @@ tapc_dist_files = \
 	testsuite/run/tapset_syscalls_open_flags.args \
 	testsuite/run/tapset_syscalls_open_flags.out \
 	testsuite/run/tapset_syscalls_open_flags.stp \
+	testsuite/run/tapset_task_ns.args \
+	testsuite/run/tapset_task_ns.out \
+	testsuite/run/tapset_task_ns.stp \
 	testsuite/run/tapset_task_rlimit.args \
 	testsuite/run/tapset_task_rlimit.out \
 	testsuite/run/tapset_task_rlimit.stp \
