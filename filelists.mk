@@ -978,6 +978,9 @@ tapc_dist_files = \
 	testsuite/run/tapset_rcu_task.stp \
 	testsuite/run/tapset_regex_matched.out \
 	testsuite/run/tapset_regex_matched.stp \
+	testsuite/run/tapset_registers_errors.args \
+	testsuite/run/tapset_registers_errors.out \
+	testsuite/run/tapset_registers_errors.stp \
 	testsuite/run/tapset_rlimit_names.out \
 	testsuite/run/tapset_rlimit_names.stp \
 	testsuite/run/tapset_rpc_funcs.out \
