@@ -841,15 +841,24 @@ tapc_dist_files = \
 	testsuite/run/tapset_atomic_users.stp \
 	testsuite/run/tapset_aux_syscalls_funcs.out \
 	testsuite/run/tapset_aux_syscalls_funcs.stp \
+	testsuite/run/tapset_context_cmdline.args \
+	testsuite/run/tapset_context_cmdline.out \
+	testsuite/run/tapset_context_cmdline.stp \
 	testsuite/run/tapset_context_symbols_dkernel_lines.args \
 	testsuite/run/tapset_context_symbols_dkernel_lines.out \
 	testsuite/run/tapset_context_symbols_dkernel_lines.stp \
+	testsuite/run/tapset_context_symbols_format.args \
+	testsuite/run/tapset_context_symbols_format.out \
+	testsuite/run/tapset_context_symbols_format.stp \
 	testsuite/run/tapset_conversions_endian.args \
 	testsuite/run/tapset_conversions_endian.out \
 	testsuite/run/tapset_conversions_endian.stp \
 	testsuite/run/tapset_conversions_guru_set.args \
 	testsuite/run/tapset_conversions_guru_set.out \
 	testsuite/run/tapset_conversions_guru_set.stp \
+	testsuite/run/tapset_conversions_quoted.args \
+	testsuite/run/tapset_conversions_quoted.out \
+	testsuite/run/tapset_conversions_quoted.stp \
 	testsuite/run/tapset_ctime_dates.out \
 	testsuite/run/tapset_ctime_dates.stp \
 	testsuite/run/tapset_dentry_nameidata.args \
@@ -969,6 +978,9 @@ tapc_dist_files = \
 	testsuite/run/tapset_rcu_task.stp \
 	testsuite/run/tapset_regex_matched.out \
 	testsuite/run/tapset_regex_matched.stp \
+	testsuite/run/tapset_registers_errors.args \
+	testsuite/run/tapset_registers_errors.out \
+	testsuite/run/tapset_registers_errors.stp \
 	testsuite/run/tapset_rlimit_names.out \
 	testsuite/run/tapset_rlimit_names.stp \
 	testsuite/run/tapset_rpc_funcs.out \
