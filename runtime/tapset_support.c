@@ -287,13 +287,7 @@ struct task_struct *tap_pid2task(pid_t pid)
 	return t;
 }
 
-/*
- * True when t is the target (-x PID, or the process of -c CMD: target())
- * or one of its descendants: a process probe under -c/-x runs only there.
- * False when there is no target.  The parent chain is followed under RCU;
- * a process whose parent exited was reparented to a subreaper or init and
- * is no longer in the tree.
- */
+/* The root taprun sees (see tapset_support.h). */
 void tap_loader_root(struct path *root)
 {
 	struct task_struct *t = NULL;
@@ -322,6 +316,13 @@ void tap_loader_root(struct path *root)
 	get_fs_root(current->fs, root);
 }
 
+/*
+ * True when t is the target (-x PID, or the process of -c CMD: target())
+ * or one of its descendants: a process probe under -c/-x runs only there.
+ * False when there is no target.  The parent chain is followed under RCU;
+ * a process whose parent exited was reparented to a subreaper or init and
+ * is no longer in the tree.
+ */
 bool tap_in_target_tree(struct task_struct *t)
 {
 	pid_t target = READ_ONCE(tap_target_pid);
