@@ -168,6 +168,7 @@ tapc_dist_files = \
 	probes/sys/sdt.h \
 	scripts/demo.stp \
 	scripts/install-deps.sh \
+	scripts/output-snapshot \
 	scripts/run-in-vm \
 	scripts/setup-and-demo.sh \
 	scripts/tapset-docs.awk \
@@ -186,6 +187,7 @@ tapc_dist_files = \
 	taprun/tests/test_cli.sh \
 	taprun/tests/test_merge.c \
 	taprun/tests/test_outfile.c \
+	testsuite/callgraph.allow \
 	testsuite/conformance.xfail \
 	testsuite/conformance.xfail-nodwarf \
 	testsuite/fixtures/kernel-tree-bare/include/config/kernel.release \
@@ -1077,6 +1079,8 @@ tapc_dist_files = \
 	testsuite/run/try_catch.stp \
 	testsuite/tapset-omitted.txt \
 	testsuite/translate-tapsets.xfail \
+	testsuite/unit/callgraph-selftest.sh \
+	testsuite/unit/callgraph.sh \
 	testsuite/unit/check.h \
 	testsuite/unit/runtime/test_runtime.c \
 	testsuite/unit/runtime/test_softfloat.c \
