@@ -168,6 +168,7 @@ tapc_dist_files = \
 	probes/sys/sdt.h \
 	scripts/demo.stp \
 	scripts/install-deps.sh \
+	scripts/output-snapshot \
 	scripts/run-in-vm \
 	scripts/setup-and-demo.sh \
 	scripts/tapset-docs.awk \
@@ -1365,6 +1366,7 @@ tapc_dist_files = \
 	translator/dvars.c \
 	translator/elab.c \
 	translator/elab.h \
+	translator/elab_state.c \
 	translator/emit/emit.h \
 	translator/emit/emit_priv.h \
 	translator/emit/expr.c \

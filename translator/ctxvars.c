@@ -42,7 +42,7 @@ static const char *probe_text(Scope *sc)
 {
 	if (sc->probe && sc->probe->alias_point)
 		return sc->probe->alias_point;
-	return sc->rp ? plain_point(sc->rp->point) : "?";
+	return sc->rp ? probe_point_plain_text(sc->rp->point) : "?";
 }
 
 /* Can a write reach the end of tp: memory, or the register a variable

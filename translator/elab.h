@@ -1,5 +1,7 @@
-/* elab.h - what the files of pass 2 (elab.c, resolve.c, derive.c,
- * ctxvars.c, listing.c, types.c, optimize.c, tapsets.c) share.  Not for other passes: they see the Program only. */
+/* elab.h - what the files of pass 2 (elab_state.c, elab.c, resolve.c,
+ * derive.c, ctxvars.c, dvars.c, listing.c, types.c, optimize.c, format.c)
+ * and pass 1's tapset index (tapsets.c) share.  Not for other passes: they
+ * see the Program only. */
 #ifndef TAPC_ELAB_H
 #define TAPC_ELAB_H
 
@@ -27,7 +29,7 @@ Stapfile *tapset_load(const char *path, bool *fresh);
 /* Every tapset file on the search path, in precedence order. */
 const Vec *tapset_all_files(void);
 
-/* ---- elab.c: the driver, its state and helpers for the others ---- */
+/* ---- elab_state.c: the state and helpers every file of pass 2 shares ---- */
 
 /* A probe or function body being elaborated. */
 typedef struct Scope {
@@ -48,8 +50,6 @@ typedef struct Elab {
 extern Elab elab;
 
 Vec *elab_global_pool(void);   /* every global loaded, in load order */
-bool is_func_next_capable(Func *f);
-const char *var_kind_name(Var *v);
 
 /* Everything loaded so far, user files first. */
 extern Vec func_pool, global_pool, alias_pool;
@@ -60,19 +60,24 @@ extern int quiet_depth, quiet_errors;
 extern int hard_total, hard_pending;  /* errors '?' does not hide */
 
 bool vec_has(Vec *v, void *p);
+/* True when kind_name ("f:NAME", ...) was asked before; marks it asked. */
 bool name_loaded(const char *kind_name);
+const char *similar_names(const char *name, Vec *names);
 void quiet_begin(void);
 bool quiet_end(void);   /* true when errors happened inside */
 void hard_error_at(Loc loc, const char *msg);
-Node *block_of(Loc loc, Node *a, Node *b);
 void load_tapset_files(const Vec *paths);
+/* A fresh elab whose program holds the user's files (their names pooled). */
+void elab_state_init(Vec *user_files);
+Scope *new_scope(Probe *p, Func *f);
+
+/* ---- elab.c: the driver ---- */
+
 void init_program(Vec *user_files);
 void bind_pending(void);
-Scope *new_scope(Probe *p, Func *f);
 
 /* ---- resolve.c: name binding ---- */
 
-const char *similar_names(const char *name, Vec *names);
 void check_condition_node(Node **slot, void *ctx);
 void bind_scope(Scope *sc, Node *body);
 void queue_func(Func *f);
@@ -87,7 +92,6 @@ typedef struct Derived {
 
 extern Vec derived;   /* Derived * */
 
-const char *plain_point(ProbePoint *pp);
 void derive_probe(Probe *p);
 
 /* ---- ctxvars.c: context variables ---- */
