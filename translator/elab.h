@@ -117,7 +117,7 @@ struct TargetPath *autocast_target(const DiType *t, Node *n, bool report);
 bool cast_types_known(Node *n);
 /* Is a TP_VAR path's variable in memory (its location an address)? */
 bool location_in_memory(struct TargetPath *tp);
-struct TargetPath *family_target_vars(ResolvedPoint *rp, Node *n);
+struct TargetPath *ctx_target_vars(ResolvedPoint *rp, Node *n);
 bool atvar_types_known(ResolvedPoint *rp, Node *n);
 
 void check_contexts(void);
