@@ -1416,6 +1416,7 @@ tapc_dist_files = \
 	translator/run.c \
 	translator/tapc.h \
 	translator/tapsets.c \
+	translator/tapsets.h \
 	translator/target.c \
 	translator/tpath.h \
 	translator/types.c \

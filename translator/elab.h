@@ -1,33 +1,13 @@
 /* elab.h - what the files of pass 2 (elab_state.c, elab.c, resolve.c,
  * derive.c, ctxvars.c, dvars.c, listing.c, types.c, optimize.c, format.c)
- * and pass 1's tapset index (tapsets.c) share.  Not for other passes: they
- * see the Program only. */
+ * share.  Not for other passes: they see the Program only. */
 #ifndef TAPC_ELAB_H
 #define TAPC_ELAB_H
 
 #include "passes.h"
 #include "families/probes.h"
 #include "debuginfo/debuginfo.h"
-
-/* ---- tapsets.c: the tapset index and lazy loading ---- */
-
-/* Tapset files that define a function / global / alias NAME.  The
- * returned vector holds path strings (interned); NULL when none. */
-const Vec *tapset_files_for_function(const char *name);
-const Vec *tapset_files_for_global(const char *name);
-/* every function of the tapset files that parse (or are not read yet) */
-const Vec *tapset_function_names(void);
-/* Every alias name (dotted text) the tapsets define, with its files. */
-int tapset_alias_count(void);
-const char *tapset_alias_name(int i);
-const Vec *tapset_alias_files(int i);
-const Vec *tapset_alias_files_named(const char *name);
-/* Parse a tapset file once (NULL when it has errors: reported as a
- * warning naming the file).  The second call returns NULL too, but with
- * *fresh false. */
-Stapfile *tapset_load(const char *path, bool *fresh);
-/* Every tapset file on the search path, in precedence order. */
-const Vec *tapset_all_files(void);
+#include "tapsets.h"
 
 /* ---- elab_state.c: the state and helpers every file of pass 2 shares ---- */
 
@@ -55,9 +35,7 @@ Vec *elab_global_pool(void);   /* every global loaded, in load order */
 extern Vec func_pool, global_pool, alias_pool;
 extern Vec pending_probes;     /* Probe *: plain probes still to derive */
 extern Vec func_queue;         /* Func *: bodies still to resolve */
-extern Vec loaded_names;       /* names whose tapset files are loaded */
-extern int quiet_depth, quiet_errors;
-extern int hard_total, hard_pending;  /* errors '?' does not hide */
+extern int hard_total;         /* errors '?' does not hide */
 
 bool vec_has(Vec *v, void *p);
 /* True when kind_name ("f:NAME", ...) was asked before; marks it asked. */
@@ -132,7 +110,6 @@ const DiType *value_ditype(Scope *sc, Node *e);
 void optimize_before_types(void);
 /* Drop unused functions, globals, locals; warn about them. */
 void optimize_after_types(void);
-bool has_side_effects(Node *n);
 
 /* ---- format.c ---- */
 

@@ -17,9 +17,10 @@ Elab elab;
 Vec func_pool, global_pool, alias_pool;
 Vec pending_probes;     /* Probe *: plain probes still to derive */
 Vec func_queue;         /* Func *: bodies still to resolve */
-Vec loaded_names;       /* names whose tapset files are loaded */
-int quiet_depth, quiet_errors;
-int hard_total, hard_pending;  /* errors '?' does not hide */
+static Vec loaded_names;        /* names whose tapset files are loaded */
+static int quiet_depth, quiet_errors;
+int hard_total;                 /* errors '?' does not hide */
+static int hard_pending;        /* ... of those, inside the '?' level */
 
 /* ---- small helpers ---- */
 

@@ -287,7 +287,7 @@ static bool func_has_effects(Func *f)
 	return fx.found;
 }
 
-bool has_side_effects(Node *n)
+static bool has_side_effects(Node *n)
 {
 	if (!n)
 		return false;

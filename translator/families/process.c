@@ -707,8 +707,8 @@ static const char *const process_untranslatable_shapes[] = {
 	NULL
 };
 
-/* A point process_dwarf.c placed through DWARF is in its function; its
- * module is the object's path (DI_USER).  Module and pc are known of
+/* A point placed through the object's DWARF (difunc) is in that
+ * function; module (the object's path, DI_USER) and pc are known of
  * the others too. */
 static bool process_debug_point(const ResolvedPoint *rp, DebugPoint *out)
 {
