@@ -1369,6 +1369,7 @@ tapc_dist_files = \
 	translator/dvars.c \
 	translator/elab.c \
 	translator/elab.h \
+	translator/elab_state.c \
 	translator/emit/emit.h \
 	translator/emit/emit_priv.h \
 	translator/emit/expr.c \
@@ -1418,6 +1419,7 @@ tapc_dist_files = \
 	translator/run.c \
 	translator/tapc.h \
 	translator/tapsets.c \
+	translator/tapsets.h \
 	translator/target.c \
 	translator/tpath.h \
 	translator/types.c \

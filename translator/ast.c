@@ -664,13 +664,6 @@ void print_node(FILE *out, Node *n)
 	flush(out, &o);
 }
 
-void print_probe_point(FILE *out, ProbePoint *pp)
-{
-	StrBuf o = { 0 };
-	put_probe_point(&o, pp);
-	flush(out, &o);
-}
-
 char *probe_point_text(ProbePoint *pp)
 {
 	StrBuf o = { 0 };
@@ -678,6 +671,14 @@ char *probe_point_text(ProbePoint *pp)
 	char *r = xstrndup(sb_cstr(&o), o.len);
 	sb_free(&o);
 	return r;
+}
+
+const char *probe_point_plain_text(ProbePoint *pp)
+{
+	ProbePoint c = *pp;
+	c.optional = c.sufficient = false;
+	c.condition = NULL;
+	return probe_point_text(&c);
 }
 
 /* ---- walking and copying ---- */

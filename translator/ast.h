@@ -355,7 +355,8 @@ Node *copy_node(Node *n);
 /* Print a file in the canonical form that parses again (-p1). */
 void print_stapfile(FILE *out, Stapfile *f);
 void print_node(FILE *out, Node *n);          /* expression or statement */
-void print_probe_point(FILE *out, ProbePoint *pp);
 char *probe_point_text(ProbePoint *pp);       /* arena string */
+/* The point alone, without '?', '!' and its condition (arena). */
+const char *probe_point_plain_text(ProbePoint *pp);
 
 #endif

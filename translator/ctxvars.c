@@ -2,16 +2,11 @@
  * @cast, @entry, autocast ->), writes to them, guru-only things. */
 #include "elab.h"
 #include "tpath.h"
+#include "families/family.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-extern const ProbeFamily family_tracepoint;
-
-/* The target's header folders, in search order (families/family.h) */
-const Vec *kernel_header_dirs(void);
-const char *kernel_arch_dir(void);
 
 /* ---- context variables, @entry, guru-only things ---- */
 
@@ -42,7 +37,7 @@ static const char *probe_text(Scope *sc)
 {
 	if (sc->probe && sc->probe->alias_point)
 		return sc->probe->alias_point;
-	return sc->rp ? plain_point(sc->rp->point) : "?";
+	return sc->rp ? probe_point_plain_text(sc->rp->point) : "?";
 }
 
 /* Can a write reach the end of tp: memory, or the register a variable
@@ -799,6 +794,13 @@ static bool wrap_entry(Checker *ck, Node **slot)
 	return true;
 }
 
+/* The family's say (family.h): a point whose variables wait for debug
+ * information still has its ctx_vars for $$vars. */
+static bool deferred_vars_are_ctx(const ResolvedPoint *rp)
+{
+	return rp->family && rp->family->deferred_vars_are_ctx;
+}
+
 static void check_target_vars(Checker *ck, Node *n)
 {
 	Scope *sc = ck->sc;
@@ -813,14 +815,14 @@ static void check_target_vars(Checker *ck, Node *n)
 	} else if (sc->rp && rp_has_debug_vars(sc->rp)) {
 		n->tpath = debug_target_vars(sc->rp, n, ck->in_entry);
 	} else if (n->deref && sc->rp && !sc->rp->user_space &&
-		   (!sc->rp->needs_debuginfo || sc->rp->family == &family_tracepoint) &&
+		   (!sc->rp->needs_debuginfo || deferred_vars_are_ctx(sc->rp)) &&
 		   di_source(NULL) != DI_SRC_NONE && !strstr(n->name, "return") &&
 		   !strstr(n->name, "locals")) {
-		n->tpath = family_target_vars(sc->rp, n);
+		n->tpath = ctx_target_vars(sc->rp, n);
 	} else if (n->deref) {
 		error_at(n->loc, _("pretty-printing with '%s' needs debug information, "
 				   "which is not supported yet"), n->deref);
-	} else if (sc->rp && sc->rp->needs_debuginfo && sc->rp->family != &family_tracepoint) {
+	} else if (sc->rp && sc->rp->needs_debuginfo && !deferred_vars_are_ctx(sc->rp)) {
 		/* the variables of such a point come from debug
 		 * information: without it the list would be empty (a
 		 * tracepoint's prototype that is not known prints what is) */

@@ -8,13 +8,15 @@
 
 /* ---- probe points: aliases first, then the families ---- */
 
-/* The point alone, without '?', '!' and its condition. */
-const char *plain_point(ProbePoint *pp)
+static Node *block_of(Loc loc, Node *a, Node *b)
 {
-	ProbePoint c = *pp;
-	c.optional = c.sufficient = false;
-	c.condition = NULL;
-	return probe_point_text(&c);
+	Node *blk = node_new(N_BLOCK, loc);
+	blk->synthetic = true;
+	if (a)
+		vec_push(&blk->stmts, a);
+	if (b)
+		vec_push(&blk->stmts, b);
+	return blk;
 }
 
 static const char *point_names(ProbePoint *pp, int upto)
@@ -277,7 +279,8 @@ static void emit_probe(Deriv *d, ResolvedPoint *rp, Node *body, Node *cond)
 	p->rp = rp;
 	Derived *dv = NEW(Derived);
 	dv->probe = p;
-	dv->list_name = d->list_name ? d->list_name : plain_point(rp->point);
+	dv->list_name = d->list_name ? d->list_name
+				     : probe_point_plain_text(rp->point);
 	vec_push(&derived, dv);
 }
 
@@ -308,7 +311,7 @@ static int expand_alias(Deriv *d, ProbePoint *pp, Probe *alias, ProbePoint *anam
 	if (vec_has(&d->chain, alias)) {
 		hard_error_at(pp->loc, xsprintf(_("recursive probe alias: '%s' expands "
 						  "to itself (alias defined at %s:%d:%d)"),
-				plain_point(pp),
+				probe_point_plain_text(pp),
 				alias->loc.file ? alias->loc.file->name : "?",
 				alias->loc.line, alias->loc.col));
 		return -1;
@@ -337,15 +340,16 @@ static int expand_alias(Deriv *d, ProbePoint *pp, Probe *alias, ProbePoint *anam
 		if (r < 0) {
 			if (has_suffix)
 				note_at(pp->loc, _("the suffix of '%s' was applied to '%s' "
-						   "of alias '%s'"), plain_point(pp),
-					plain_point(t), plain_point(aname));
+						   "of alias '%s'"), probe_point_plain_text(pp),
+					probe_point_plain_text(t),
+					probe_point_plain_text(aname));
 			total = -1;
 			break;
 		}
 		if (r == 0 && has_suffix && !opt) {
 			error_at(pp->loc, _("invalid suffix for probe '%s': '%s' does not "
-					    "accept it"), plain_point(pp),
-				 plain_point(tp));
+					    "accept it"), probe_point_plain_text(pp),
+				 probe_point_plain_text(tp));
 			total = -1;
 			break;
 		}
@@ -607,15 +611,17 @@ static int derive_point(Deriv *d, ProbePoint *pp, Node *body, Node *cond,
 		/* a point no probe family reads is a tapset alias's name */
 		if (!strchr(c0->name, '*') && !probe_family_known_prefix(c0->name))
 			error_at(pp->loc, _("no match for probe point '%s': no tapset "
-					    "defines it"), plain_point(pp));
+					    "defines it"), probe_point_plain_text(pp));
 		else
-			error_at(pp->loc, _("no match for probe point '%s'"), plain_point(pp));
+			error_at(pp->loc, _("no match for probe point '%s'"),
+				 probe_point_plain_text(pp));
 		suggest_points(pp);
 		return -1;
 	}
 	if (!total && !optional) {
 		error_at(pp->loc, _("probe point '%s' resolved to no probes (its "
-				    "aliases matched nothing)"), plain_point(pp));
+				    "aliases matched nothing)"),
+			 probe_point_plain_text(pp));
 		return -1;
 	}
 	return total;

@@ -8,71 +8,18 @@
  */
 #include "elab.h"
 #include "tpath.h"
-#include "families/kprobe.h"
-#include "families/process.h"
+#include "families/family.h"
 
 #include <string.h>
 
-extern const ProbeFamily family_kernel_function;
-extern const ProbeFamily family_process;
-
 /* ---- the function and pc a probe's variables are read at ---- */
 
-typedef struct DebugPoint {
-	const DiFunction *func;
-	uint64_t pc;
-	bool at_entry;          /* the probe is on the function's entry */
-	const char *module;
-} DebugPoint;
-
-/* Where rp's handler runs, when debug information says: the point C's
- * resolution found (KernelPointData.difunc), else, for a plain
- * kernel.function("NAME") put on the symbol's entry, that function's
- * out-of-line copy at its entry. */
+/* Where rp's handler runs, when debug information says (the family's
+ * debug_point hook). */
 static bool debug_point(const ResolvedPoint *rp, DebugPoint *out)
 {
-	if (rp && rp->family == &family_process && rp->data) {
-		/* a process point process_dwarf.c placed through DWARF;
-		 * its module is the object's path (DI_USER) */
-		const ProcessData *pd = rp->data;
-		if (!pd->difunc)
-			return false;
-		*out = (DebugPoint){
-			.module = pd->object ? pd->object : pd->path,
-			.func = pd->difunc, .pc = pd->pc,
-			.at_entry = !pd->difunc->inlined && pd->pc == pd->difunc->entry_pc,
-		};
-		return true;
-	}
-	if (!rp || rp->family != &family_kernel_function || !rp->data)
-		return false;
-	const KernelPointData *d = rp->data;
-	*out = (DebugPoint){ .module = d->module };
-	if (d->difunc) {
-		out->func = d->difunc;
-		out->pc = d->pc;
-		out->at_entry = !d->difunc->inlined && (d->pc == d->difunc->entry_pc ||
-						    d->pc == d->difunc->low_pc);
-		return true;
-	}
-	if (!d->function || !*d->function || arg_has_glob(d->function) ||
-	    strpbrk(d->function, "@:+") || pp_has(rp->point, "statement") ||
-	    pp_has(rp->point, "inline") || pp_has(rp->point, "label") ||
-	    pp_has(rp->point, "callee") || pp_has(rp->point, "callees"))
-		return false;
-	if (di_source(d->module) == DI_SRC_NONE)
-		return false;
-	Vec fs = di_functions(d->module, d->function, NULL, false);
-	for (int i = 0; i < fs.len; i++) {
-		const DiFunction *f = vec_get(&fs, i);
-		if (f->inlined || strcmp(f->name, d->function))
-			continue;
-		out->func = f;
-		out->pc = f->entry_pc;
-		out->at_entry = true;
-		return true;
-	}
-	return false;
+	return rp && rp->family && rp->family->debug_point &&
+	       rp->family->debug_point(rp, out);
 }
 
 static bool is_user_module(const char *module)
@@ -653,14 +600,11 @@ TargetPath *debug_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
 
 /* ---- @cast, @var, typed pointers of other families ---- */
 
-/* The object a process probe's code is in (its library, else its
+/* The object a user-space probe's code is in (its library, else its
  * program), or NULL for another probe. */
 static const char *user_object(const ResolvedPoint *rp)
 {
-	if (!rp || rp->family != &family_process || !rp->data)
-		return NULL;
-	const ProcessData *pd = rp->data;
-	return pd->object ? pd->object : pd->path;
+	return rp ? rp->user_object : NULL;
 }
 
 /* A program or library as @cast and @var name it ("/usr/bin/prog", or a
@@ -886,10 +830,10 @@ TargetPath *atvar_target(ResolvedPoint *rp, Node *n, bool entry, bool report)
 		DebugPoint dp = { 0 };
 		const char *obj = user_object(rp);
 		uint64_t pc = 0;
-		if (obj && debug_point(rp, &dp))
+		if (obj) {
+			debug_point(rp, &dp);   /* the pc also without a function */
 			pc = dp.pc;
-		else if (obj && rp->data)
-			pc = ((const ProcessData *)rp->data)->pc;
+		}
 		if (obj && rp->is_return && !entry) {
 			if (needs_reloc(&tp->loc) && object_facts(module)->pie) {
 				REPORT(n->loc, _("'%s' is at a fixed address of %s, a "
@@ -1039,7 +983,7 @@ bool atvar_types_known(ResolvedPoint *rp, Node *n)
 /* $$vars$, $$parms$ (and $$) of a family's typed context variables (a
  * tracepoint's arguments): a struct pointer through the kernel's types,
  * anything else as the number it is. */
-TargetPath *family_target_vars(ResolvedPoint *rp, Node *n)
+TargetPath *ctx_target_vars(ResolvedPoint *rp, Node *n)
 {
 	TargetPath *all = NEW(TargetPath);
 	all->name = n->name;

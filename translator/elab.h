@@ -1,33 +1,15 @@
-/* elab.h - what the files of pass 2 (elab.c, resolve.c, derive.c,
- * ctxvars.c, listing.c, types.c, optimize.c, tapsets.c) share.  Not for other passes: they see the Program only. */
+/* elab.h - what the files of pass 2 (elab_state.c, elab.c, resolve.c,
+ * derive.c, ctxvars.c, dvars.c, listing.c, types.c, optimize.c, format.c)
+ * share.  Not for other passes: they see the Program only. */
 #ifndef TAPC_ELAB_H
 #define TAPC_ELAB_H
 
 #include "passes.h"
 #include "families/probes.h"
 #include "debuginfo/debuginfo.h"
+#include "tapsets.h"
 
-/* ---- tapsets.c: the tapset index and lazy loading ---- */
-
-/* Tapset files that define a function / global / alias NAME.  The
- * returned vector holds path strings (interned); NULL when none. */
-const Vec *tapset_files_for_function(const char *name);
-const Vec *tapset_files_for_global(const char *name);
-/* every function of the tapset files that parse (or are not read yet) */
-const Vec *tapset_function_names(void);
-/* Every alias name (dotted text) the tapsets define, with its files. */
-int tapset_alias_count(void);
-const char *tapset_alias_name(int i);
-const Vec *tapset_alias_files(int i);
-const Vec *tapset_alias_files_named(const char *name);
-/* Parse a tapset file once (NULL when it has errors: reported as a
- * warning naming the file).  The second call returns NULL too, but with
- * *fresh false. */
-Stapfile *tapset_load(const char *path, bool *fresh);
-/* Every tapset file on the search path, in precedence order. */
-const Vec *tapset_all_files(void);
-
-/* ---- elab.c: the driver, its state and helpers for the others ---- */
+/* ---- elab_state.c: the state and helpers every file of pass 2 shares ---- */
 
 /* A probe or function body being elaborated. */
 typedef struct Scope {
@@ -48,31 +30,32 @@ typedef struct Elab {
 extern Elab elab;
 
 Vec *elab_global_pool(void);   /* every global loaded, in load order */
-bool is_func_next_capable(Func *f);
-const char *var_kind_name(Var *v);
 
 /* Everything loaded so far, user files first. */
 extern Vec func_pool, global_pool, alias_pool;
 extern Vec pending_probes;     /* Probe *: plain probes still to derive */
 extern Vec func_queue;         /* Func *: bodies still to resolve */
-extern Vec loaded_names;       /* names whose tapset files are loaded */
-extern int quiet_depth, quiet_errors;
-extern int hard_total, hard_pending;  /* errors '?' does not hide */
+extern int hard_total;         /* errors '?' does not hide */
 
 bool vec_has(Vec *v, void *p);
+/* True when kind_name ("f:NAME", ...) was asked before; marks it asked. */
 bool name_loaded(const char *kind_name);
+const char *similar_names(const char *name, Vec *names);
 void quiet_begin(void);
 bool quiet_end(void);   /* true when errors happened inside */
 void hard_error_at(Loc loc, const char *msg);
-Node *block_of(Loc loc, Node *a, Node *b);
 void load_tapset_files(const Vec *paths);
+/* A fresh elab whose program holds the user's files (their names pooled). */
+void elab_state_init(Vec *user_files);
+Scope *new_scope(Probe *p, Func *f);
+
+/* ---- elab.c: the driver ---- */
+
 void init_program(Vec *user_files);
 void bind_pending(void);
-Scope *new_scope(Probe *p, Func *f);
 
 /* ---- resolve.c: name binding ---- */
 
-const char *similar_names(const char *name, Vec *names);
 void check_condition_node(Node **slot, void *ctx);
 void bind_scope(Scope *sc, Node *body);
 void queue_func(Func *f);
@@ -87,7 +70,6 @@ typedef struct Derived {
 
 extern Vec derived;   /* Derived * */
 
-const char *plain_point(ProbePoint *pp);
 void derive_probe(Probe *p);
 
 /* ---- ctxvars.c: context variables ---- */
@@ -113,7 +95,7 @@ struct TargetPath *autocast_target(const DiType *t, Node *n, bool report);
 bool cast_types_known(Node *n);
 /* Is a TP_VAR path's variable in memory (its location an address)? */
 bool location_in_memory(struct TargetPath *tp);
-struct TargetPath *family_target_vars(ResolvedPoint *rp, Node *n);
+struct TargetPath *ctx_target_vars(ResolvedPoint *rp, Node *n);
 bool atvar_types_known(ResolvedPoint *rp, Node *n);
 
 void check_contexts(void);
@@ -128,7 +110,6 @@ const DiType *value_ditype(Scope *sc, Node *e);
 void optimize_before_types(void);
 /* Drop unused functions, globals, locals; warn about them. */
 void optimize_after_types(void);
-bool has_side_effects(Node *n);
 
 /* ---- format.c ---- */
 

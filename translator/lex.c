@@ -8,7 +8,6 @@
 
 #include <string.h>
 
-int lex_errors;
 bool pass1_soft_errors;
 static int p1_error_total;
 
@@ -75,7 +74,6 @@ static void lex_error(Loc loc, const char *fmt, ...)
 	StrBuf sb = { 0 };
 	sb_vprintf(&sb, fmt, ap);
 	va_end(ap);
-	lex_errors++;
 	p1_error(loc, "%s", sb_cstr(&sb));
 	sb_free(&sb);
 }

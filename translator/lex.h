@@ -27,7 +27,6 @@ typedef struct Token {
 /* lex.c: cut a whole file into tokens (a Vec of Token *), ending with one
  * TK_EOF.  Lexical errors are reported and the bad text skipped. */
 Vec *lex_file(SrcFile *src);
-extern int lex_errors;      /* lexical errors so far (all files) */
 
 /* Diagnostics of pass 1: errors, or warnings while pass1_soft_errors is
  * set (-p1 checking a tapset without -W). */
@@ -39,14 +38,8 @@ int p1_errors(void);  /* errors (or soft errors) reported by pass 1 */
  * arguments over a file's tokens; returns the tokens the parser sees,
  * ending with TK_EOF. */
 Vec *preprocess(Vec *raw, SrcFile *src);
-/* Parse every *.stpm file of the tapset path (once). */
-void load_library_macros(void);
-
-/* Whether the named @-operator is built into the language (not a macro). */
-bool is_builtin_at_op(const char *name);
-
-/* The language version we act as (--compatible or ours). */
-const char *compat_version(void);
+/* Whether the language version we act as (--compatible or ours) is
+ * before version. */
 bool compat_before(const char *version);
 
 #endif

@@ -8,11 +8,10 @@
  */
 #include "elab.h"
 #include "tpath.h"
+#include "families/family.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-extern const ProbeFamily family_kernel_function;
 
 static bool changed;
 
@@ -86,11 +85,11 @@ static int defined_value(Scope *sc, Node *e)
 		}
 		if (cv)
 			return (e->comps.len || e->addressof) && cv->scalar ? 0 : 1;
-		/* a kernel.function point placed by symbol only: its DWARF and
-		 * BTF were asked during resolution and do not describe it, so
-		 * it has no variables but $return, read from the registers
-		 * (stap: not defined) */
-		if (rp->family == &family_kernel_function)
+		/* a point its family placed by symbol only (kernel.function):
+		 * its DWARF and BTF were asked during resolution and do not
+		 * describe it, so it has no variables but $return, read from
+		 * the registers (stap: not defined) */
+		if (rp->family && rp->family->debug_vars_only)
 			return rp->is_return && !strcmp(name, "return") &&
 			       !e->comps.len && !e->addressof;
 		return rp->needs_debuginfo ? -1 : 0;
@@ -288,7 +287,7 @@ static bool func_has_effects(Func *f)
 	return fx.found;
 }
 
-bool has_side_effects(Node *n)
+static bool has_side_effects(Node *n)
 {
 	if (!n)
 		return false;

@@ -79,10 +79,12 @@ typedef struct PP {
 
 static MacroTable library_macros;
 static bool library_loaded, library_loading;
+static void load_library_macros(void);
 
-/* ---- versions and built-ins shared with the parser ---- */
+/* ---- versions and built-ins ---- */
 
-const char *compat_version(void)
+/* The language version we act as (--compatible or ours). */
+static const char *compat_version(void)
 {
 	return sess.compatible ? sess.compatible : TAPC_STAP_COMPAT_VERSION;
 }
@@ -92,7 +94,8 @@ bool compat_before(const char *version)
 	return version_cmp(compat_version(), version) < 0;
 }
 
-bool is_builtin_at_op(const char *name)
+/* Whether the named @-operator is built into the language (not a macro). */
+static bool is_builtin_at_op(const char *name)
 {
 	static const char *const ops[] = { "@count", "@sum", "@min", "@max", "@avg",
 		"@variance", "@hist_log", "@hist_linear", "@cast", "@var", "@entry",
@@ -1029,7 +1032,8 @@ static void load_library_file(const char *path)
 	}
 }
 
-void load_library_macros(void)
+/* Parse every *.stpm file of the tapset path (once). */
+static void load_library_macros(void)
 {
 	if (library_loaded || library_loading)
 		return;

@@ -89,27 +89,6 @@ static void find_funcs(const char *name, int arity, SrcFile *from, Vec *out, boo
 	}
 }
 
-/* Up to five near names from `names`, as ", a, b" text (or ""). */
-const char *similar_names(const char *name, Vec *names)
-{
-	StrBuf sb = { 0 };
-	/* a near miss, not any short name: one edit in up to 6 bytes, two
-	 * in up to 12, three beyond (d_name is not a misspelt tz_name) */
-	size_t len = strlen(name);
-	int found = 0, limit = len <= 6 ? 1 : len <= 12 ? 2 : 3;
-	for (int dist = 1; dist <= limit && found < 5; dist++)
-		for (int i = 0; i < names->len && found < 5; i++) {
-			const char *c = vec_get(names, i);
-			if (c != name && edit_distance_swaps(name, c) == dist) {
-				sb_printf(&sb, "%s%s", found ? ", " : "", c);
-				found++;
-			}
-		}
-	const char *r = found ? xsprintf(" (similar: %s)", sb_cstr(&sb)) : "";
-	sb_free(&sb);
-	return r;
-}
-
 void queue_func(Func *f)
 {
 	if (f->used)
@@ -139,7 +118,7 @@ static bool body_has_next(Node *n)
 	return r;
 }
 
-bool is_func_next_capable(Func *f)
+static bool is_func_next_capable(Func *f)
 {
 	return body_has_next(f->body);
 }

@@ -6,7 +6,7 @@
  * (one file per search path, checked against each file's mtime and size),
  * and pass 2 parses only the files the script reaches.
  */
-#include "elab.h"
+#include "tapsets.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -27,6 +27,15 @@ static bool once(void *p)
 	return true;
 }
 
+static const char *var_kind_name(Var *v)
+{
+	switch (v->scope) {
+	case VS_GLOBAL: return _("global");
+	case VS_PARAM: return _("parameter");
+	default: return _("local");
+	}
+}
+
 static const char *where(Loc l)
 {
 	if (!l.file || l.line <= 0)

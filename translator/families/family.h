@@ -35,6 +35,16 @@ typedef enum SessionEvent {
 	SESSION_NEVER,          /* never runs: no code at all */
 } SessionEvent;
 
+/* Where a point's handler runs, as debug information sees it: what the
+ * debug_point hook below gives pass 2's general files. */
+typedef struct DebugPoint {
+	const DiFunction *func; /* the function or inlined instance it is in */
+	uint64_t pc;            /* its address in module's file */
+	bool at_entry;          /* the probe is on the function's entry */
+	const char *module;     /* NULL: the kernel; a module's name; a
+				 * user-space object's path (DI_USER) */
+} DebugPoint;
+
 struct ProbeFamily {
 	const char *name;                 /* for messages: "timer", "kprobe" */
 	const char *const *shapes;        /* spec lines, NULL-terminated */
@@ -62,6 +72,23 @@ struct ProbeFamily {
 	/* True when the family runs an @entry saver for this return probe;
 	 * NULL hook: never. */
 	bool (*supports_entry)(const ResolvedPoint *rp);
+
+	/* ---- what pass 2's general files (dvars.c, ctxvars.c,
+	 * optimize.c) ask of a family's points, so that they name no
+	 * family; NULL or false: the family has none of it ---- */
+	/* Fill *out with what the family knows of where rp's handler runs
+	 * (module, pc) and return true when debug information placed it in
+	 * a function (out->func, and at_entry): its $variables are then
+	 * that function's at pc. */
+	bool (*debug_point)(const ResolvedPoint *rp, DebugPoint *out);
+	/* A point debug_point does not place has no $variables but its
+	 * ctx_vars and $return (read from the registers): the family asked
+	 * its DWARF and BTF while resolving it. */
+	bool debug_vars_only;
+	/* A needs_debuginfo point's $$vars are its ctx_vars, as far as they
+	 * are known (a tracepoint whose prototype is not known), not
+	 * variables debug information would give. */
+	bool deferred_vars_are_ctx;
 };
 
 /* True when pass 3 can translate probes of the family. */

@@ -508,6 +508,43 @@ static const char *const kernel_dwarf_only_shapes[] = {
 	NULL
 };
 
+/* Where rp's handler runs, when debug information says: the point its
+ * resolution found (KernelPointData.difunc), else, for a plain
+ * kernel.function("NAME") put on the symbol's entry, that function's
+ * out-of-line copy at its entry. */
+static bool kernel_function_debug_point(const ResolvedPoint *rp, DebugPoint *out)
+{
+	const KernelPointData *d = rp->data;
+	if (!d)
+		return false;
+	*out = (DebugPoint){ .module = d->module };
+	if (d->difunc) {
+		out->func = d->difunc;
+		out->pc = d->pc;
+		out->at_entry = !d->difunc->inlined && (d->pc == d->difunc->entry_pc ||
+						    d->pc == d->difunc->low_pc);
+		return true;
+	}
+	if (!d->function || !*d->function || arg_has_glob(d->function) ||
+	    strpbrk(d->function, "@:+") || pp_has(rp->point, "statement") ||
+	    pp_has(rp->point, "inline") || pp_has(rp->point, "label") ||
+	    pp_has(rp->point, "callee") || pp_has(rp->point, "callees"))
+		return false;
+	if (di_source(d->module) == DI_SRC_NONE)
+		return false;
+	Vec fs = di_functions(d->module, d->function, NULL, false);
+	for (int i = 0; i < fs.len; i++) {
+		const DiFunction *f = vec_get(&fs, i);
+		if (f->inlined || strcmp(f->name, d->function))
+			continue;
+		out->func = f;
+		out->pc = f->entry_pc;
+		out->at_entry = true;
+		return true;
+	}
+	return false;
+}
+
 const ProbeFamily family_kernel_function = {
 	.name = "kernel.function", .shapes = kernel_dwarf_shapes,
 	.untranslatable_shapes = kernel_dwarf_only_shapes,
@@ -516,5 +553,7 @@ const ProbeFamily family_kernel_function = {
 	.emit_code = emit_kernel_function_code,
 	.ctx_expr = kernel_function_ctx_expr,
 	.supports_entry = kprobe_supports_entry,
+	.debug_point = kernel_function_debug_point,
+	.debug_vars_only = true,
 };
 

@@ -707,6 +707,23 @@ static const char *const process_untranslatable_shapes[] = {
 	NULL
 };
 
+/* A point placed through the object's DWARF (difunc) is in that
+ * function; module (the object's path, DI_USER) and pc are known of
+ * the others too. */
+static bool process_debug_point(const ResolvedPoint *rp, DebugPoint *out)
+{
+	const ProcessData *pd = rp->data;
+	if (!pd)
+		return false;
+	*out = (DebugPoint){ .module = pd->object ? pd->object : pd->path,
+			     .pc = pd->pc };
+	if (!pd->difunc)
+		return false;
+	out->func = pd->difunc;
+	out->at_entry = !pd->difunc->inlined && pd->pc == pd->difunc->entry_pc;
+	return true;
+}
+
 const ProbeFamily family_process = {
 	.name = "process", .shapes = process_shapes,
 	.untranslatable_shapes = process_untranslatable_shapes,
@@ -714,4 +731,5 @@ const ProbeFamily family_process = {
 	.emit_decls = emit_process_decls, .emit_code = emit_process_code,
 	.ctx_expr = process_ctx_expr,
 	.supports_entry = process_supports_entry,
+	.debug_point = process_debug_point,
 };

@@ -374,4 +374,5 @@ const ProbeFamily family_tracepoint = {
 	.name = "kernel.trace", .shapes = trace_shapes, .resolve = resolve_trace,
 	.emit_decls = emit_trace_decls, .emit_code = emit_trace_code,
 	.ctx_expr = trace_ctx_expr,
+	.deferred_vars_are_ctx = true,
 };
