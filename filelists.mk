@@ -167,7 +167,9 @@ tapc_dist_files = \
 	probes/dtrace.c \
 	probes/sys/sdt.h \
 	scripts/demo.stp \
+	scripts/fetch-arm64.sh \
 	scripts/install-deps.sh \
+	scripts/output-snapshot \
 	scripts/run-in-vm \
 	scripts/setup-and-demo.sh \
 	scripts/tapset-docs.awk \
