@@ -167,6 +167,7 @@ tapc_dist_files = \
 	probes/dtrace.c \
 	probes/sys/sdt.h \
 	scripts/demo.stp \
+	scripts/fetch-arm64.sh \
 	scripts/install-deps.sh \
 	scripts/output-snapshot \
 	scripts/run-in-vm \

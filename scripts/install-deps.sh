@@ -3,7 +3,7 @@
 # what running scripts in the test VM, testing and benchmarking need, from
 # Debian packages.  Does nothing when all are installed already.
 #
-#   scripts/install-deps.sh [--vm] [--test] [--bench]
+#   scripts/install-deps.sh [--vm] [--test] [--bench] [--arm64]
 #
 #   (none)   the build: compiler, autotools, gettext, libdw/libelf,
 #            libbpf, liblzma, libzstd, zlib
@@ -19,6 +19,9 @@
 #            -L and its dtrace/sdt.h, systemtap-sdt-dev) and python3.11
 #            (its markers)
 #   --bench  --vm, plus time and hyperfine
+#   --arm64  then scripts/fetch-arm64.sh: the cross compiler, qemu for
+#            arm64 and Debian's arm64 kernels, headers and busybox for
+#            cross builds and the arm64 test VM (not in the others yet)
 set -eu
 
 pkgs=(build-essential autoconf automake autopoint gettext pkg-config
@@ -28,10 +31,11 @@ optional=()
 vm_pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64
 	 cpio kmod xz-utils zstd)
 vm_optional=(linux-image-6.1.0-56-amd64 linux-headers-6.1.0-56-amd64)
-vm=
+vm= arm64=
 for a in "$@"; do
 	case "$a" in
 	--vm) vm=1 ;;
+	--arm64) arm64=1 ;;
 	--test) vm=1; pkgs+=(clang libclang-rt-14-dev bpftrace systemtap
 			     systemtap-sdt-dev python3.11-minimal)
 		optional+=(linux-headers-6.12.107+deb12-amd64
@@ -39,7 +43,7 @@ for a in "$@"; do
 			   linux-image-6.1.0-56-amd64-dbg
 			   linux-image-6.12.107+deb12-amd64-dbg) ;;
 	--bench) vm=1; pkgs+=(time hyperfine) ;;
-	-h|--help) sed -n '2,22s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,25s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "install-deps.sh: unknown option $a" >&2; exit 2 ;;
 	esac
 done
@@ -56,7 +60,11 @@ want=()
 for p in "${optional[@]}"; do
 	installed "$p" || want+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && [ ${#want[@]} -eq 0 ] && exit 0
+# the arm64 part, after the rest (its own script; quick when done)
+fetch_arm64() {
+	[ -z "$arm64" ] || bash "$(dirname "$0")/fetch-arm64.sh"
+}
+[ ${#missing[@]} -eq 0 ] && [ ${#want[@]} -eq 0 ] && { fetch_arm64; exit 0; }
 
 as_root=()
 if [ "$(id -u)" -ne 0 ]; then
@@ -74,6 +82,7 @@ for p in "${want[@]}"; do
 		     "that need that kernel release will be skipped" >&2
 	fi
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+[ ${#missing[@]} -eq 0 ] && { fetch_arm64; exit 0; }
 echo "installing: ${missing[*]}"
 "${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fetch_arm64

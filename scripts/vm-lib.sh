@@ -5,9 +5,23 @@
 # The layout of a case and of the serial output is the one
 # testsuite/vm/init documents.
 #
-# Needs $top (the checkout).  Functions:
-#   vm_release             the kernel to boot: $VM_RELEASE, else 6.1.0-56-amd64,
-#                          else the newest one with /boot/vmlinuz-R and headers
+# Needs $top (the checkout).  The architecture is $VM_ARCH (x86_64, the
+# default, or arm64; vm_set_arch changes it): x86_64 boots the host's own
+# kernels (/boot, /lib/modules) under qemu-system-x86_64, arm64 the ones
+# scripts/fetch-arm64.sh unpacked under $TAPC_ARM64_DIR/root (default
+# /var/cache/tapc/arm64/root: boot/, lib/modules/R/{kernel,build}, bin/busybox)
+# under qemu-system-aarch64 -M virt.  Functions:
+#   vm_set_arch ARCH       x86_64 (x86-64, amd64) or arm64 (aarch64); sets
+#                          vm_arch, vm_root (the kernels' root: "" or the
+#                          arm64 folder), vm_cross (the cross compiler's
+#                          prefix), vm_default_release
+#   vm_arch_of RELEASE     arm64 for a release named *-arm64, else x86_64
+#   vm_release             the kernel to boot: $VM_RELEASE, else the
+#                          default (6.1.0-56-amd64 or -arm64), else the
+#                          newest one with boot/vmlinuz-R and headers
+#   vm_kbuild C NAME RELEASE OUTDIR
+#                          a hand-written module C built with kbuild against
+#                          RELEASE's headers (cross for arm64) as OUTDIR/NAME.ko
 #   vm_check RELEASE       say what is missing to boot RELEASE (status 1)
 #   vm_taprun              path of the static taprun (builds it)
 #   vm_workloads DIR [C..] compile testsuite/vm/workloads/*.c and the extra
@@ -24,7 +38,34 @@
 #   vm_kernel RELEASE      the image to boot (the extracted vmlinux)
 #   vm_quote WORD          WORD quoted for the guest's sh
 
-vm_default_release=6.1.0-56-amd64
+vm_set_arch() {
+	case $1 in
+	x86_64|x86-64|amd64)
+		vm_arch=x86_64 vm_root= vm_cross=
+		vm_default_release=6.1.0-56-amd64 ;;
+	arm64|aarch64)
+		vm_arch=arm64 vm_root=${TAPC_ARM64_DIR:-/var/cache/tapc/arm64}/root
+		vm_cross=aarch64-linux-gnu-
+		vm_default_release=6.1.0-56-arm64 ;;
+	*)
+		echo "unknown VM architecture '$1' (x86_64 or arm64)" >&2
+		return 1 ;;
+	esac
+}
+vm_set_arch "${VM_ARCH:-x86_64}" || vm_set_arch x86_64
+
+vm_arch_of() {
+	case $1 in *-arm64) echo arm64 ;; *) echo x86_64 ;; esac
+}
+
+# what to run to get what is missing
+vm_fix_hint() {
+	if [ "$vm_arch" = arm64 ]; then
+		echo "bash scripts/fetch-arm64.sh"
+	else
+		echo "bash scripts/install-deps.sh --vm"
+	fi
+}
 
 # qemu's accelerator.  TCG with one host thread for both vCPUs: under
 # multi-threaded TCG, ftrace's live patching of a call site (a kprobe on
@@ -41,14 +82,15 @@ vm_release() {
 		echo "$VM_RELEASE"
 		return
 	fi
-	if [ -r "/boot/vmlinuz-$vm_default_release" ] &&
-	   [ -d "/lib/modules/$vm_default_release/build" ]; then
+	if [ -r "$vm_root/boot/vmlinuz-$vm_default_release" ] &&
+	   [ -d "$vm_root/lib/modules/$vm_default_release/build" ]; then
 		echo "$vm_default_release"
 		return
 	fi
 	# Another Debian kernel: the newest with both an image and headers.
-	for r in $(ls /boot/vmlinuz-* 2>/dev/null | sed 's,^/boot/vmlinuz-,,' | sort -rV); do
-		if [ -d "/lib/modules/$r/build" ]; then
+	for r in $(ls "$vm_root"/boot/vmlinuz-* 2>/dev/null | sed 's,^.*/boot/vmlinuz-,,' | sort -rV); do
+		[ "$(vm_arch_of "$r")" = "$vm_arch" ] || continue
+		if [ -d "$vm_root/lib/modules/$r/build" ]; then
 			echo "$r"
 			return
 		fi
@@ -57,37 +99,72 @@ vm_release() {
 }
 
 vm_check() {
-	local r=$1 t bad=
-	if [ ! -r "/boot/vmlinuz-$r" ] || [ ! -d "/lib/modules/$r/build" ]; then
-		echo "no kernel /boot/vmlinuz-$r or no headers /lib/modules/$r/build" \
-		     "(bash scripts/install-deps.sh --vm)" >&2
+	local r=$1 t bad= hint
+	hint=$(vm_fix_hint)
+	if [ "$(vm_arch_of "$r")" != "$vm_arch" ]; then
+		echo "kernel $r is not an $vm_arch one" >&2
+		return 1
+	fi
+	if [ ! -r "$vm_root/boot/vmlinuz-$r" ] || [ ! -d "$vm_root/lib/modules/$r/build" ]; then
+		echo "no kernel $vm_root/boot/vmlinuz-$r or no headers" \
+		     "$vm_root/lib/modules/$r/build ($hint)" >&2
 		bad=1
 	fi
-	for t in qemu-system-x86_64 cpio gzip base64 readelf; do
+	for t in "$(vm_qemu_bin)" cpio gzip base64 readelf ${vm_cross:+${vm_cross}gcc ${vm_cross}strip}; do
 		command -v "$t" >/dev/null 2>&1 ||
-			{ echo "no $t (bash scripts/install-deps.sh --vm)" >&2; bad=1; }
+			{ echo "no $t ($hint)" >&2; bad=1; }
 	done
-	[ -x /bin/busybox ] ||
-		{ echo "no /bin/busybox (install busybox-static)" >&2; bad=1; }
+	[ -x "$(vm_busybox)" ] ||
+		{ echo "no $(vm_busybox) (install busybox-static; $hint)" >&2; bad=1; }
 	[ -z "$bad" ]
 }
 
-vm_is_static() {
-	[ -x "$1" ] && [ "$(readelf -l "$1" 2>/dev/null | grep -c INTERP)" = 0 ]
+vm_qemu_bin() {
+	if [ "$vm_arch" = arm64 ]; then
+		echo qemu-system-aarch64
+	else
+		echo qemu-system-x86_64
+	fi
 }
 
+# the static busybox of the VM's architecture
+vm_busybox() {
+	if [ "$vm_arch" = arm64 ]; then
+		echo "$vm_root/bin/busybox"
+	else
+		echo "${BUSYBOX:-/bin/busybox}"
+	fi
+}
+
+# A program the VM can run: static, and for the VM's architecture.
+vm_is_static() {
+	local m
+	[ -x "$1" ] && [ "$(readelf -l "$1" 2>/dev/null | grep -c INTERP)" = 0 ] || return 1
+	m=$(readelf -h "$1" 2>/dev/null | sed -n 's/^ *Machine: *//p')
+	case $vm_arch:$m in
+	x86_64:*X86-64*|arm64:AArch64) return 0 ;;
+	esac
+	return 1
+}
+
+# The static taprun: $TAPRUN (for x86_64; $TAPRUN_ARM64 for arm64), else
+# make's taprun/taprun-static or taprun/taprun-static-arm64.
 vm_taprun() {
-	if [ -n "${TAPRUN:-}" ]; then
-		vm_is_static "$TAPRUN" && echo "$TAPRUN" && return 0
-		echo "TAPRUN=$TAPRUN is not a static program" >&2
+	local given=${TAPRUN:-} target=taprun-static
+	if [ "$vm_arch" = arm64 ]; then
+		given=${TAPRUN_ARM64:-} target=taprun-static-arm64
+	fi
+	if [ -n "$given" ]; then
+		vm_is_static "$given" && echo "$given" && return 0
+		echo "$given is not a static $vm_arch program" >&2
 		return 1
 	fi
-	if ! make -C "$top" -s taprun-static >/dev/null 2>&1 ||
-	   ! vm_is_static "$top/taprun/taprun-static"; then
-		echo "cannot build the static taprun (make taprun-static)" >&2
+	if ! make -C "$top" -s "$target" >/dev/null 2>&1 ||
+	   ! vm_is_static "$top/taprun/$target"; then
+		echo "cannot build the static taprun (make $target)" >&2
 		return 1
 	fi
-	echo "$top/taprun/taprun-static"
+	echo "$top/taprun/$target"
 }
 
 vm_workloads() {
@@ -103,8 +180,17 @@ vm_workloads() {
 			[ -f "$h" ] && ! [ "$w" -nt "$h" ] && fresh=
 		done
 		[ -z "$fresh" ] || continue
-		gcc -static -O2 -s -Wall -o "$w" "$c" ||
-			{ echo "workload $c does not compile" >&2; return 1; }
+		if ! "${vm_cross}gcc" -static -O2 -s -Wall -o "$w" "$c" 2>"$w.err"; then
+			# (arm64: sys_calls* use x86-64's older system calls)
+			if [ "$vm_arch" = arm64 ]; then
+				rm -f "$w.err"
+				continue
+			fi
+			cat "$w.err" >&2
+			echo "workload $c does not compile" >&2
+			return 1
+		fi
+		rm -f "$w.err"
 	done
 }
 
@@ -118,8 +204,17 @@ vm_workloads() {
 # enters it through its PVH note, which skips the decompressor and so
 # KASLR: the kernel runs at its link address), falling back to the
 # compressed image.
+#
+# arm64: boot/vmlinuz-R is Debian's uncompressed Image, which qemu loads
+# as it is; the kernel picks its own random offset (KASLR) with the seed
+# qemu's virt board puts in the device tree; VM_KASLR=0 turns it off
+# (nokaslr, vm_qemu).
 vm_kernel() {
-	local r=$1 kernel=/boot/vmlinuz-$1 vmlinux off
+	local r=$1 kernel=$vm_root/boot/vmlinuz-$1 vmlinux off
+	if [ "$vm_arch" = arm64 ]; then
+		echo "$kernel"
+		return
+	fi
 	if [ "${VM_KASLR:-1}" != 0 ] && [ -s "$kernel" ]; then
 		echo "$kernel"
 		return
@@ -151,7 +246,25 @@ vm_kernel() {
 # line of the test VM (2 vCPUs, 1 GiB, no devices but the two serial
 # ports: ttyS0 the console into file CONSOLE, ttyS1 the case channel
 # into file CASES) into the array vm_qemu_cmd.
+#
+# arm64: the virt board (-cpu max: every feature TCG has, pointer
+# authentication with qemu's cheap "impdef" algorithm, as the standard
+# QARMA one costs much time under TCG) has one serial port, the PL011
+# (ttyAMA0), the console.  The case channel is a virtio console (hvc0) on
+# virtio-mmio: tapc.chan=hvc0 tells /init, which loads virtio_mmio and
+# virtio_console first (modules in Debian's kernel; mkinitramfs --early).
 vm_qemu() {
+	if [ "$vm_arch" = arm64 ]; then
+		vm_qemu_cmd=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on
+			-accel "$vm_accel" -m 1024 -smp 2
+			-nodefaults -display none -no-reboot
+			-kernel "$1" -initrd "$2"
+			-append "console=ttyAMA0 quiet loglevel=3 panic=-1 tapc.chan=hvc0$([ "${VM_KASLR:-1}" != 0 ] || echo ' nokaslr')${5:+ $5}"
+			-serial "file:$3"
+			-chardev "file,id=cases,path=$4"
+			-device virtio-serial-device -device virtconsole,chardev=cases)
+		return
+	fi
 	vm_qemu_cmd=(qemu-system-x86_64 -accel "$vm_accel" -m 1024 -smp 2
 		-nodefaults -display none -no-reboot
 		-kernel "$1" -initrd "$2"
@@ -159,12 +272,44 @@ vm_qemu() {
 		-serial "file:$3" -serial "file:$4")
 }
 
+# mkinitramfs's options for the VM's architecture and RELEASE: the
+# busybox, and for arm64 the modules /init loads before anything else
+# (the case channel's) and the tools that strip arm64 modules.
+vm_initramfs_args() {
+	vm_initramfs_args=(--busybox "$(vm_busybox)")
+	[ "$vm_arch" = arm64 ] || return 0
+	vm_initramfs_args+=(--arch arm64 --modules-root "$vm_root" --release "$1"
+		--early "virtio_mmio virtio_console")
+}
+
+# vm_kbuild C NAME RELEASE OUTDIR: OUTDIR/NAME.ko from the one C file, by
+# kbuild against RELEASE's headers (for arm64 with the cross compiler);
+# kbuild's messages in OUTDIR/NAME.kbuild.log.
+vm_kbuild() {
+	local c=$1 n=$2 r=$3 o=$4 b
+	b=$o/kbuild-$n
+	rm -rf "$b"
+	mkdir -p "$b"
+	cp "$c" "$b/$n.c"
+	echo "obj-m := $n.o" >"$b/Kbuild"
+	if make -C "$vm_root/lib/modules/$r/build" M="$b" \
+		${vm_cross:+ARCH=$vm_arch CROSS_COMPILE=$vm_cross} modules \
+		>"$o/$n.kbuild.log" 2>&1 && [ -f "$b/$n.ko" ]; then
+		cp "$b/$n.ko" "$o/$n.ko"
+	else
+		cat "$o/$n.kbuild.log" >&2
+		return 1
+	fi
+}
+
 vm_boot() {
 	local r=$1 stage=$2 o=$3 limit=$4 taprun f
 	taprun=$(vm_taprun) || return 1
 	mkdir -p "$o/cases"
+	vm_initramfs_args "$r"
 	"$top/testsuite/vm/mkinitramfs" -o "$o/initrd.gz" --cases "$stage" \
-		--workloads "$o/workloads" --taprun "$taprun" || return 1
+		--workloads "$o/workloads" --taprun "$taprun" \
+		"${vm_initramfs_args[@]}" || return 1
 	f=$(vm_kernel "$r") || return 1
 	vm_qemu "$f" "$o/initrd.gz" "$o/console.log" "$o/cases.raw"
 	timeout -k 5 "$limit" "${vm_qemu_cmd[@]}" </dev/null >"$o/qemu.log" 2>&1
@@ -172,7 +317,7 @@ vm_boot() {
 	vm_split_cases "$o/cases.raw" "$o/cases"
 }
 
-# The case channel RAW (ttyS1) into DIR/NAME.{stdout,stderr,dmesg,end},
+# The case channel RAW (ttyS1, arm64: hvc0) into DIR/NAME.{stdout,stderr,dmesg,end},
 # the other markers (BOOT, DONE) into DIR/vm.markers.
 vm_split_cases() {
 	local raw=$1 dir=$2 f
