@@ -1373,7 +1373,6 @@ tapc_dist_files = \
 	translator/emit/location.c \
 	translator/emit/module.c \
 	translator/emit/printer.c \
-	translator/emit/sdt.c \
 	translator/emit/stmt.c \
 	translator/emit/target_expr.c \
 	translator/emit/usyms.c \
@@ -1400,6 +1399,7 @@ tapc_dist_files = \
 	translator/families/process.h \
 	translator/families/process_dwarf.c \
 	translator/families/process_events.c \
+	translator/families/process_sdt.c \
 	translator/families/procfs.c \
 	translator/families/python.c \
 	translator/families/registry.c \

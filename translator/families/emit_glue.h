@@ -30,14 +30,4 @@ void emit_void_handler(Emitter *e, const EmitProbe *ep, const char *name,
 		       const char *params, const char *regs, const char *type,
 		       bool is_return, const char *body_arg);
 
-/* The C expression (type int64_t) of one SDT marker operand (emit/sdt.c):
- * read from the user registers `regs` (a struct pt_regs * expression)
- * at the marker, where regs->ip is the marker's run-time address, and
- * for a memory operand from user memory through tap_read_user (a fault
- * gives 0 and sets the error of the context `c`, so it is used where `c`
- * is the probe's struct tap_context *); sign- or zero-extended from the
- * operand's size.  The operand must have parsed (SdtNote.argv). */
-struct SdtArg;
-const char *sdt_arg_expr(const struct SdtArg *a, const char *regs);
-
 #endif
