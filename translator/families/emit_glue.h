@@ -9,12 +9,6 @@
 #include "emit/emit.h"
 #include "family.h"
 
-/* True when a failure to register this probe must not fail the run: the
- * point (or one it was expanded from) was marked '?' or '!'. */
-bool emit_point_optional(const ResolvedPoint *rp);
-/* True when the point came from a wildcard: a failure to register it is a
- * warning, as one of many candidates may be off limits. */
-bool emit_point_from_wildcard(const ResolvedPoint *rp);
 /* The registration flags for the runtime tables: "0", "TAP_PROBE_OPTIONAL"
  * ... (see runtime/families/probe_common.h). */
 const char *emit_point_flags(const ResolvedPoint *rp);
