@@ -25,7 +25,6 @@
 #define TAPC_PROBES_FAMILY_H
 
 #include "probes.h"
-#include "wildcard.h"
 #include "debuginfo/debuginfo.h"
 
 /* pass 3's types (emit.h) */
