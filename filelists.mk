@@ -1378,22 +1378,25 @@ tapc_dist_files = \
 	translator/emit/location.c \
 	translator/emit/module.c \
 	translator/emit/printer.c \
-	translator/emit/sdt.c \
 	translator/emit/stmt.c \
 	translator/emit/target_expr.c \
 	translator/emit/usyms.c \
 	translator/families/begin_end.c \
+	translator/families/diagnose.c \
 	translator/families/dipoints.c \
 	translator/families/dipoints.h \
+	translator/families/dump_types.c \
 	translator/families/emit_glue.c \
 	translator/families/emit_glue.h \
 	translator/families/family.h \
+	translator/families/helpers.c \
 	translator/families/hwbreak.c \
 	translator/families/java.c \
 	translator/families/kernel_function.c \
 	translator/families/kprobe.c \
 	translator/families/kprobe.h \
 	translator/families/mark.c \
+	translator/families/near.c \
 	translator/families/netfilter.c \
 	translator/families/perf.c \
 	translator/families/probes.h \
@@ -1401,9 +1404,13 @@ tapc_dist_files = \
 	translator/families/process.h \
 	translator/families/process_dwarf.c \
 	translator/families/process_events.c \
+	translator/families/process_sdt.c \
 	translator/families/procfs.c \
 	translator/families/python.c \
 	translator/families/registry.c \
+	translator/families/shapes.c \
+	translator/families/shapes.h \
+	translator/families/table.c \
 	translator/families/timer.c \
 	translator/families/tracepoint.c \
 	translator/format.c \
@@ -1424,4 +1431,6 @@ tapc_dist_files = \
 	translator/target.c \
 	translator/tpath.h \
 	translator/types.c \
-	translator/util.c
+	translator/util.c \
+	translator/wildcard.c \
+	translator/wildcard.h

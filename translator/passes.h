@@ -22,7 +22,7 @@ void print_program(FILE *out, Program *prog);
 /* -l / -L (listing.c): list probe points matching a pattern. */
 int list_probe_points(const char *pattern, bool with_vars);
 
-/* --dump-probe-types (families/registry.c), --dump-probe-aliases and
+/* --dump-probe-types (families/dump_types.c), --dump-probe-aliases and
  * --dump-functions (listing.c) */
 void dump_probe_types(FILE *out);
 void dump_probe_aliases(FILE *out);

@@ -4,7 +4,7 @@
  */
 #include "tapc.h"
 #include "debuginfo/debuginfo.h"
-#include "families/emit_glue.h"
+#include "families/process.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -223,7 +223,7 @@ static const SdtArg *arg(const SdtNote *s, int i)
 	      (a)->is_signed == (sg) && (a)->reg == (b) && (a)->index == (i) && \
 	      (a)->scale == (sc) && (a)->value == (v))
 #define CHECK_EXPR(a, text) \
-	CHECK((a) && !strcmp(sdt_arg_expr((a), "regs"), (text)))
+	CHECK((a) && !strcmp(process_sdt_arg_expr((a), "regs"), (text)))
 
 /* The operands of the notes: parsed (SdtArg), and their C. */
 static void test_sdt_args(void)
@@ -319,7 +319,7 @@ static void test_sdt_args(void)
 		   "((int64_t)(uint16_t)__tap_sdt_v); })");
 	CHECK_EXPR(arg(s, 13), "((int64_t)(regs)->sp)");
 	CHECK_EXPR(arg(s, 15), "((int64_t)(int8_t)(regs)->di)");
-	CHECK(arg(s, 16) && strstr(sdt_arg_expr(arg(s, 16), "regs"), "((int64_t)((regs)->ip + "));
+	CHECK(arg(s, 16) && strstr(process_sdt_arg_expr(arg(s, 16), "regs"), "((int64_t)((regs)->ip + "));
 	CHECK_EXPR(arg(s, 17),
 		   "({ uint64_t __tap_sdt_v = 0; unsigned long __tap_sdt_a = "
 		   "(unsigned long)((regs)->r12 + (regs)->r13 + -0x20LL); "

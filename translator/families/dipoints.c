@@ -113,7 +113,7 @@ bad:
 	return false;
 }
 
-PointKind point_kind(ProbePoint *pp)
+static PointKind point_kind(ProbePoint *pp)
 {
 	PointKind k = {
 		.stmt = pp_has(pp, "statement"), .call = pp_has(pp, "call"),
@@ -127,7 +127,7 @@ PointKind point_kind(ProbePoint *pp)
 
 /* "vfs_read@fs/read_write.c:450": how points name a function found in
  * the debug information (BTF has no source: the name alone). */
-const char *function_text(const DiFunction *f)
+static const char *function_text(const DiFunction *f)
 {
 	if (!f->decl.file)
 		return f->name;

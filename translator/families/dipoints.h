@@ -27,12 +27,6 @@ typedef struct PointKind {
 	ProbePointComp *label, *callee, *callees;
 } PointKind;
 
-PointKind point_kind(ProbePoint *pp);
-
-/* "vfs_read@fs/read_write.c:450": how points name a function found in
- * the debug information (BTF has no source: the name alone). */
-const char *function_text(const DiFunction *f);
-
 typedef struct DiResolver DiResolver;
 
 /* What a family decides of the points it resolves through debug

@@ -52,15 +52,19 @@ bool family_supports_entry(const ResolvedPoint *rp)
 
 /* ---- shared by the generators ---- */
 
-/* Pass 2 keeps the '?' of the point itself (and of an alias's target
- * point, which the concrete point is a copy of) and of the point the user
- * wrote; an optional mark on an alias level in between is not kept. */
-bool emit_point_optional(const ResolvedPoint *rp)
+/* True when a failure to register this probe must not fail the run: the
+ * point (or one it was expanded from) was marked '?' or '!'.  Pass 2
+ * keeps the '?' of the point itself (and of an alias's target point,
+ * which the concrete point is a copy of) and of the point the user wrote;
+ * an optional mark on an alias level in between is not kept. */
+static bool emit_point_optional(const ResolvedPoint *rp)
 {
 	return pp_is_optional(rp->point) || pp_is_optional(user_point(rp));
 }
 
-bool emit_point_from_wildcard(const ResolvedPoint *rp)
+/* True when the point came from a wildcard: a failure to register it is a
+ * warning, as one of many candidates may be off limits. */
+static bool emit_point_from_wildcard(const ResolvedPoint *rp)
 {
 	ProbePoint *up = user_point(rp);
 	for (int i = 0; i < up->comps.len; i++) {

@@ -9,12 +9,6 @@
 #include "emit/emit.h"
 #include "family.h"
 
-/* True when a failure to register this probe must not fail the run: the
- * point (or one it was expanded from) was marked '?' or '!'. */
-bool emit_point_optional(const ResolvedPoint *rp);
-/* True when the point came from a wildcard: a failure to register it is a
- * warning, as one of many candidates may be off limits. */
-bool emit_point_from_wildcard(const ResolvedPoint *rp);
 /* The registration flags for the runtime tables: "0", "TAP_PROBE_OPTIONAL"
  * ... (see runtime/families/probe_common.h). */
 const char *emit_point_flags(const ResolvedPoint *rp);
@@ -29,15 +23,5 @@ void emit_context_fill(Emitter *e, const char *regs, const char *type,
 void emit_void_handler(Emitter *e, const EmitProbe *ep, const char *name,
 		       const char *params, const char *regs, const char *type,
 		       bool is_return, const char *body_arg);
-
-/* The C expression (type int64_t) of one SDT marker operand (emit/sdt.c):
- * read from the user registers `regs` (a struct pt_regs * expression)
- * at the marker, where regs->ip is the marker's run-time address, and
- * for a memory operand from user memory through tap_read_user (a fault
- * gives 0 and sets the error of the context `c`, so it is used where `c`
- * is the probe's struct tap_context *); sign- or zero-extended from the
- * operand's size.  The operand must have parsed (SdtNote.argv). */
-struct SdtArg;
-const char *sdt_arg_expr(const struct SdtArg *a, const char *regs);
 
 #endif

@@ -1,16 +1,21 @@
-/* family.h - what a probe family is, and what the family files share
- * with registry.c.
+/* family.h - what a probe family is, and the helper library the family
+ * files share.
  *
  * A family is one ProbeFamily value, defined in its own file
- * (families/NAME.c) and listed in the table of registry.c: its name, the
- * shapes of the points it accepts (in the small spec language described
- * in registry.c), its resolve function (pass 2) and its code generator
- * (pass 3).  registry.c matches a point against every shape; the family's
- * resolve function only ever sees a point whose component names are
- * concrete and whose arguments have the kinds its shapes ask for, so it is
- * left with checking values, finding the candidates and leaving in
+ * (families/NAME.c) and listed in table.c: its name, the shapes of the
+ * points it accepts (in the small spec language described in shapes.c),
+ * its resolve function (pass 2) and its code generator (pass 3).
+ * registry.c matches a point against every shape; the family's resolve
+ * function only ever sees a point whose component names are concrete and
+ * whose arguments have the kinds its shapes ask for, so it is left with
+ * checking values, finding the candidates and leaving in
  * ResolvedPoint.data what its generator needs (a type private to the
  * family file).
+ *
+ * The helpers declared below (helpers.c, near.c, wildcard.h) are all a
+ * family calls of families/ outside its own files, besides dipoints.h and
+ * emit_glue.h: never the table, the shapes or registry.c, which are above
+ * the families.
  *
  * Pass 2 code sees this header only, not pass 3's: the generator hooks
  * name pass 3's types through the declarations below, and a family file
@@ -91,9 +96,6 @@ struct ProbeFamily {
 	bool deferred_vars_are_ctx;
 };
 
-/* True when pass 3 can translate probes of the family. */
-bool probe_family_translatable(const ProbeFamily *fam);
-
 /* ---- reading a matched point ---- */
 
 /* The first component called `name` (interned or not), or NULL. */
@@ -115,7 +117,6 @@ const char *pp_names_upto(ProbePoint *pp, int i);
 /* A copy of pp whose component `i` has a new string argument (a wildcard
  * expanded to one candidate). */
 ProbePoint *pp_with_str(ProbePoint *pp, int i, const char *value);
-ProbePoint *pp_with_num(ProbePoint *pp, int i, int64_t value);
 /* Append a resolved point and return it for the family to fill. */
 ResolvedPoint *rp_push(Vec *out, const ProbeFamily *fam, ProbePoint *pp);
 CtxVar *rp_var(ResolvedPoint *rp, const char *name, Type type,
@@ -147,10 +148,5 @@ bool family_near_length(const char *want, const char *name);
  * cannot list the candidates of a wildcard (what: the argument) says why
  * with this warning, once per reason. */
 void family_cannot_list(Loc loc, const char *what, const char *why);
-
-/* Glob matching of a probe argument (function names, files, modules,
- * tracepoints): * ? [..] as in the shell. */
-bool arg_glob_match(const char *pattern, const char *name);
-bool arg_has_glob(const char *s);
 
 #endif

@@ -69,8 +69,9 @@ static int cmp_name_ptr(const void *a, const void *b)
 }
 
 /* Module names the pattern stands for; *unknown set when the target's
- * modules cannot be listed.  An out-of-tree module is a path to a .ko. */
-Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err)
+ * modules cannot be listed; *err -1 after an error.  An out-of-tree
+ * module is a path to a .ko. */
+static Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err)
 {
 	Vec out = { 0 };
 	const char *pat = comp_str(mc);
@@ -113,7 +114,9 @@ Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err)
 	return out;
 }
 
-void near_modules(ProbePoint *pp)
+/* "Did you mean": the target's modules for a module("NAME") that matched
+ * none. */
+static void near_modules(ProbePoint *pp)
 {
 	int mi = pp_comp_index(pp, "module");
 	const char *want = comp_str(pp->comps.data[mi]);

@@ -39,12 +39,6 @@ bool blocked_function(const char *name);
 int check_maxactive(ProbePoint *pp, KernelPointData *d);
 /* 0 in guru mode, else an error naming `what` and -1. */
 int need_guru(ProbePoint *pp, const char *what);
-/* The module names module("PATTERN") stands for; *unknown when the
- * target's modules cannot be listed; *err -1 after an error. */
-Vec expand_modules(ProbePointComp *mc, bool *unknown, int *err);
-/* "Did you mean": the target's modules for a module("NAME") that matched
- * none; the functions of l for a function name `want` (component fi). */
-void near_modules(ProbePoint *pp);
 /* One resolved point per name of `names` (a function of the point's
  * component fi, whose text was `text`): pp itself for the name written,
  * else a copy naming that function; its data a copy of proto with the
@@ -61,6 +55,8 @@ typedef int (*ModuleResolver)(const ProbeFamily *fam, ProbePoint *pp,
 			      const char *module, const NameList *syms, Vec *out);
 int resolve_each_module(const ProbeFamily *fam, ProbePoint *pp,
 			ProbePointComp *mc, ModuleResolver each, Vec *out);
+/* "Did you mean": the functions of l for a function name `want`
+ * (component fi) that matched none. */
 void near_functions(ProbePoint *pp, int fi, const char *want, const NameList *l);
 
 /* pass 3: the kprobe glue of probes whose data is KernelPointData; `tag`

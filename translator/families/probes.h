@@ -12,6 +12,7 @@
 #define TAPC_PROBES_H
 
 #include "../ast.h"
+#include "../wildcard.h"
 
 typedef struct ProbeFamily ProbeFamily;
 
@@ -95,11 +96,6 @@ void probe_family_first_names(Vec *out);
 
 /* --dump-probe-types: one family pattern per line, sorted. */
 void dump_probe_types(FILE *out);
-
-/* Matching of a name against a pattern with * ** and {a,b}: '*' stays
- * within one component, '**' also matches across dots. */
-bool wildcard_match(const char *pattern, const char *name);
-bool has_wildcard(const char *s);
 
 /* A sequence of components a point is matched against: a family's shape
  * or an alias's name.  name(i) is component i's name; fits(i, c) says

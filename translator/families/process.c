@@ -646,7 +646,7 @@ static const char *mark_arg_expr(const ProcessData *d, int a)
 		if (s->args_error || s->argv.len < a)
 			return NULL;
 		sb_printf(&b, "case %d: __tap_arg = %s; break; ", i,
-			  sdt_arg_expr(s->argv.data[a - 1], "c->regs"));
+			  process_sdt_arg_expr(s->argv.data[a - 1], "c->regs"));
 	}
 	sb_puts(&b, "} __tap_arg; })");
 	return sb_cstr(&b);

@@ -1,7 +1,8 @@
 /* process.h - the facts process(...) points carry from pass 2 to pass 3
- * (ResolvedPoint.data of the process family), and what other parts of
- * pass 2 read of them (dvars.c: where a point's $variables are).  A
- * family file, not a general header.
+ * (ResolvedPoint.data of the process family), what other parts of pass 2
+ * read of them (dvars.c: where a point's $variables are), and what the
+ * family's files share (process_dwarf.c, process_sdt.c).  A family file,
+ * not a general header.
  */
 #ifndef TAPC_FAMILIES_PROCESS_H
 #define TAPC_FAMILIES_PROCESS_H
@@ -42,5 +43,15 @@ typedef struct ProcessData {
 #define PROCESS_NO_DWARF (-2)
 int process_resolve_dwarf(const ProbeFamily *fam, ProbePoint *pp,
 			  const char *object, const ProcessData *proto, Vec *out);
+
+/* Pass 3 (process_sdt.c): the C expression (type int64_t) of one SDT
+ * marker operand, read from the user registers `regs` (a struct pt_regs *
+ * expression) at the marker, where regs->ip is the marker's run-time
+ * address, and for a memory operand from user memory through
+ * tap_read_user (a fault gives 0 and sets the error of the context `c`,
+ * so it is used where `c` is the probe's struct tap_context *); sign- or
+ * zero-extended from the operand's size.  The operand must have parsed
+ * (SdtNote.argv). */
+const char *process_sdt_arg_expr(const SdtArg *a, const char *regs);
 
 #endif

@@ -1,9 +1,9 @@
-/* sdt.c - pass 3: the C expression of one SDT marker operand (SdtArg,
- * parsed from the note by debuginfo/elf.c), for the mark glue of the
- * process family.  x86-64 only, as the parser is.
+/* process_sdt.c - the process family's pass 3, for SDT marks: the C
+ * expression of one marker operand (SdtArg, parsed from the note by
+ * debuginfo/elf.c) in the glue process.c writes.  x86-64 only, as the
+ * parser is.
  */
-#include "families/emit_glue.h"
-#include "debuginfo/debuginfo.h"
+#include "process.h"
 
 /* struct pt_regs members by DWARF register number (x86-64). */
 static const char *const pt_regs_member[17] = {
@@ -68,7 +68,7 @@ static const char *address(const SdtArg *a, const char *regs)
 	return sb_cstr(&b);
 }
 
-const char *sdt_arg_expr(const SdtArg *a, const char *regs)
+const char *process_sdt_arg_expr(const SdtArg *a, const char *regs)
 {
 	switch (a->kind) {
 	case SDT_ARG_REG: {
