@@ -168,6 +168,7 @@ tapc_dist_files = \
 	probes/sys/sdt.h \
 	scripts/demo.stp \
 	scripts/install-deps.sh \
+	scripts/output-snapshot \
 	scripts/run-in-vm \
 	scripts/setup-and-demo.sh \
 	scripts/tapset-docs.awk \
@@ -1369,7 +1370,6 @@ tapc_dist_files = \
 	translator/emit/emit_priv.h \
 	translator/emit/expr.c \
 	translator/emit/lines.c \
-	translator/emit/location.c \
 	translator/emit/module.c \
 	translator/emit/printer.c \
 	translator/emit/sdt.c \
@@ -1404,6 +1404,7 @@ tapc_dist_files = \
 	translator/lex.c \
 	translator/lex.h \
 	translator/listing.c \
+	translator/location.c \
 	translator/main.c \
 	translator/optimize.c \
 	translator/options.c \
