@@ -1366,12 +1366,15 @@ tapc_dist_files = \
 	translator/dvars.c \
 	translator/elab.c \
 	translator/elab.h \
+	translator/emit/body.c \
 	translator/emit/emit.h \
 	translator/emit/emit_priv.h \
 	translator/emit/expr.c \
 	translator/emit/lines.c \
 	translator/emit/module.c \
+	translator/emit/names.c \
 	translator/emit/printer.c \
+	translator/emit/printf.c \
 	translator/emit/sdt.c \
 	translator/emit/stmt.c \
 	translator/emit/target_expr.c \
