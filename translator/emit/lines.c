@@ -18,7 +18,6 @@
 #include "debuginfo/debuginfo.h"
 #include "families/probes.h"
 #include "families/family.h"
-#include "families/kprobe.h"
 
 #include <string.h>
 
@@ -111,15 +110,11 @@ static Vec kernel_functions(Program *prog)
 	for (int i = 0; i < prog->probes.len; i++) {
 		Probe *p = prog->probes.data[i];
 		ResolvedPoint *rp = p->rp;
-		if (!rp || !rp->family || strcmp(rp->family->name, "kernel.function"))
-			continue;
-		KernelPointData *d = rp->data;
-		if (!d || !d->difunc)
-			continue;
-		const DiFunction *f = d->difunc;
-		if (f->inlined || d->pc < f->low_pc || d->pc >= f->high_pc)
-			f = di_function_at(d->module, d->pc);
-		add_kfunc(&fs, d->module, f);
+		const char *module;
+		const DiFunction *f;
+		if (rp && rp->family && rp->family->kernel_function_of &&
+		    rp->family->kernel_function_of(rp, &module, &f))
+			add_kfunc(&fs, module, f);
 	}
 	for (int i = 0; i < sess.debug_modules.len; i++) {
 		const char *m = sess.debug_modules.data[i];

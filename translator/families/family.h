@@ -62,6 +62,14 @@ struct ProbeFamily {
 	/* True when the family runs an @entry saver for this return probe;
 	 * NULL hook: never. */
 	bool (*supports_entry)(const ResolvedPoint *rp);
+
+	/* ---- for pass 3's kernel line tables (emit/lines.c), so that it
+	 * names no family ---- */
+	/* The out-of-line kernel function debug information placed rp's
+	 * code in, and its module (NULL: the kernel itself); false when
+	 * there is none.  NULL hook: the family's points have none. */
+	bool (*kernel_function_of)(const ResolvedPoint *rp, const char **module,
+				   const DiFunction **func);
 };
 
 /* True when pass 3 can translate probes of the family. */

@@ -508,6 +508,23 @@ static const char *const kernel_dwarf_only_shapes[] = {
 	NULL
 };
 
+/* family.h's kernel_function_of: the function DWARF placed the point in,
+ * or, for an inlined instance (or a pc outside it), the out-of-line
+ * function the pc is in. */
+static bool kernel_function_of(const ResolvedPoint *rp, const char **module,
+			       const DiFunction **func)
+{
+	const KernelPointData *d = rp->data;
+	if (!d || !d->difunc)
+		return false;
+	const DiFunction *f = d->difunc;
+	if (f->inlined || d->pc < f->low_pc || d->pc >= f->high_pc)
+		f = di_function_at(d->module, d->pc);
+	*module = d->module;
+	*func = f;
+	return true;
+}
+
 const ProbeFamily family_kernel_function = {
 	.name = "kernel.function", .shapes = kernel_dwarf_shapes,
 	.untranslatable_shapes = kernel_dwarf_only_shapes,
@@ -516,5 +533,6 @@ const ProbeFamily family_kernel_function = {
 	.emit_code = emit_kernel_function_code,
 	.ctx_expr = kernel_function_ctx_expr,
 	.supports_entry = kprobe_supports_entry,
+	.kernel_function_of = kernel_function_of,
 };
 
