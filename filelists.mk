@@ -143,6 +143,10 @@ tapc_data_files = \
 tapc_dist_files = \
 	.ci/run \
 	HACKING.md \
+	HACKING.md \
+	HACKING.md \
+	Makefile.am \
+	Makefile.am \
 	Makefile.am \
 	README.md \
 	bench/all \
@@ -1371,13 +1375,15 @@ tapc_dist_files = \
 	translator/elab.c \
 	translator/elab.h \
 	translator/elab_state.c \
+	translator/emit/body.c \
 	translator/emit/emit.h \
 	translator/emit/emit_priv.h \
 	translator/emit/expr.c \
 	translator/emit/lines.c \
-	translator/emit/location.c \
 	translator/emit/module.c \
+	translator/emit/names.c \
 	translator/emit/printer.c \
+	translator/emit/printf.c \
 	translator/emit/stmt.c \
 	translator/emit/target_expr.c \
 	translator/emit/usyms.c \
@@ -1389,9 +1395,13 @@ tapc_dist_files = \
 	translator/families/emit_glue.c \
 	translator/families/emit_glue.h \
 	translator/families/family.h \
+	translator/families/family.h \
+	translator/families/family.h \
 	translator/families/helpers.c \
 	translator/families/hwbreak.c \
 	translator/families/java.c \
+	translator/families/kernel_function.c \
+	translator/families/kernel_function.c \
 	translator/families/kernel_function.c \
 	translator/families/kprobe.c \
 	translator/families/kprobe.h \
@@ -1417,6 +1427,7 @@ tapc_dist_files = \
 	translator/lex.c \
 	translator/lex.h \
 	translator/listing.c \
+	translator/location.c \
 	translator/main.c \
 	translator/optimize.c \
 	translator/options.c \

@@ -6,7 +6,7 @@
  * Pass 2 (ctxvars.c) builds one for each $var, @cast, @var, autocast
  * '->' and pretty-print whose probe point has debug information, and
  * reports every user error there; pass 3 (emit/target_expr.c,
- * emit/location.c) only writes the reads.  No kernel header is needed:
+ * location.c) only writes the reads.  No kernel header is needed:
  * the layout is in the offsets.
  */
 #ifndef TAPC_TPATH_H
@@ -86,7 +86,7 @@ typedef struct TargetPath {
 /* DWARF register number -> the pt_regs member on x86_64, or NULL. */
 const char *tp_dwarf_reg_name(int reg);
 
-/* ---- compiling a location to C (emit/location.c) ---- */
+/* ---- compiling a location to C (location.c) ---- */
 
 typedef struct LocEnv {
 	const char *regs;       /* C expression: struct pt_regs * */

@@ -1,4 +1,4 @@
-/* test_location.c - unit tests for emit/location.c: DWARF locations
+/* test_location.c - unit tests for location.c: DWARF locations
  * (debuginfo.h's DiLocation) in, the C that reads them out, exactly; and
  * the locations it refuses, with why.
  */

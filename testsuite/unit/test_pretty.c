@@ -84,7 +84,7 @@ int main(void)
 	member(outer, NULL, un, 384, 0);
 
 	Emitter e = { 0 };
-	const char *one = pretty_printer(&e, type(DI_TYPE_POINTER, NULL, 8, false, outer), false,
+	const char *one = tx_pretty_printer(&e, type(DI_TYPE_POINTER, NULL, 8, false, outer), false,
 					 false, false);
 	expect_table(table_of(sb_cstr(&e.decls), one),
 		"static const struct tap_fmt_spec tap_fmt_1[] = {\n"
@@ -100,12 +100,12 @@ int main(void)
 		"};\n");
 	/* the same type again is the same printer; another depth is not */
 	const DiType *pout = type(DI_TYPE_POINTER, NULL, 8, false, outer);
-	const char *a = pretty_printer(&e, pout, false, false, false);
-	CHECK(!strcmp(a, pretty_printer(&e, pout, false, false, false)));
-	CHECK(strcmp(a, pretty_printer(&e, pout, true, false, false)) != 0);
+	const char *a = tx_pretty_printer(&e, pout, false, false, false);
+	CHECK(!strcmp(a, tx_pretty_printer(&e, pout, false, false, false)));
+	CHECK(strcmp(a, tx_pretty_printer(&e, pout, true, false, false)) != 0);
 
 	Emitter e2 = { 0 };
-	const char *full = pretty_printer(&e2, outer, true, false, true);
+	const char *full = tx_pretty_printer(&e2, outer, true, false, true);
 	expect_table(table_of(sb_cstr(&e2.decls), full),
 		"static const struct tap_fmt_spec tap_fmt_1[] = {\n"
 		"\tTAP_FMT_LIT(\"{.x=\"),\n"

@@ -1,5 +1,5 @@
-/* emit_priv.h - what the files of pass 3 (printer.c, module.c, expr.c,
- * stmt.c, target_expr.c) share.  Not for other passes: they see emit.h only. */
+/* emit_priv.h - what the files of pass 3 (emit/) share.  Not for other
+ * passes: they see emit.h only. */
 #ifndef TAPC_EMIT_PRIV_H
 #define TAPC_EMIT_PRIV_H
 
@@ -88,93 +88,116 @@ typedef struct Val {
 	const char *str;
 } Val;
 
-/* ---- printer.c ---- */
+/* The files below, lowest first: each calls only the ones above it,
+ * except expr.c and target_expr.c, which call each other because the
+ * language nests them (an expression holds target expressions, a
+ * target expression holds expressions: array indexes, @cast's address,
+ * @entry's operand).  module.c is on top; only main calls it. */
+
+/* ---- printer.c (also emit.h) ---- */
 Mark emit_mark(Emitter *e);
 void emit_insert(Emitter *e, Mark m, const char *line);
-
-/* usyms.c: the user objects the module carries (probed objects, -d,
- * --ldd; readable ELF files only, warning about -d files that are not),
- * an object's symbols one per address, and their tables as C. */
-Vec usyms_objects(Program *prog, bool warn);
-bool prog_calls_any(Program *prog, const char *const *names, size_t n);  /* a function of names[] is in the program */
-Vec usyms_symbols(const ObjectFacts *f);
-void emit_usyms(Emitter *e, Program *prog);
-/* lines.c: line tables (runtime/lines.h) for symline & co (user true:
- * usymline & co); rows (DiLineRow *) as tap_line_TAG[] / tap_lfile_TAG[],
- * addresses less base, returning how many; the kernel's tables. */
-bool lines_wanted(Program *prog, bool user);
-int emit_line_rows(StrBuf *out, const char *tag, Vec rows, uint64_t base);
-void emit_klines(Emitter *e, Program *prog);
+/* `#line` back to the C file itself (after a script's #line). */
 void emit_line_reset(Emitter *e);
-
-/* ---- module.c ---- */
-const char *var_cname(Emitter *e, Var *v);       /* tapg_x / v_x */
-const char *var_ref(Emitter *e, Var *v);         /* tapg_x.v / l->v_x */
-const char *func_cname(Emitter *e, Func *f);     /* tapf_x */
-const char *loc_text(Loc loc, const char *what); /* C literal for last_stmt */
-const char *long_lit(int64_t v);
-void body_use_global(Body *b, Var *v, bool write);
-void body_add_local(Body *b, Var *v);
-Label *new_label(Body *b, const char *stem);
-void emit_label(Emitter *e, Label *l);
-const char *goto_label(Label *l);                /* "goto NAME;" (marks used) */
-const char *err_goto(Body *b);                   /* jump to the current error target */
+const char *emit_long_lit(int64_t v);                 /* "12LL" */
+const char *emit_loc_text(Loc loc, const char *what); /* C literal for last_stmt */
 void emit_error_at(Emitter *e, Loc loc, const char *fmt, ...) PRINTF(3, 4);
 
-/* Statistics of a global: what its histogram and @variance need. */
-typedef struct StatSpec {
-	int type;               /* 0 none, 1 log, 2 linear */
-	int64_t start, stop, interval;
-	int var_shift;
-	Loc loc;                /* where it was decided */
-	bool set_hist, set_shift;
-} StatSpec;
-StatSpec *global_stat_spec(Emitter *e, Var *v);
-const char *stat_spec_ref(Emitter *e, Var *v);   /* "&tapg_x.m->spec" */
+/* Values: the C text of a value, and literals. */
+static inline Val val_c(const char *c, bool stable)
+{
+	Val v = { 0 };
+	v.c = c;
+	v.stable = stable;
+	return v;
+}
 
-/* ---- expr.c ---- */
-Val ex(Body *b, Node *n);
-Val ex_void(Body *b, Node *n);     /* the value is not used */
-Val val_c(const char *c, bool stable);
-const char *tmp_long(Body *b);     /* "l->n[3]" */
-const char *tmp_str(Body *b);      /* "l->s[2]" */
-const char *tmp_key(Body *b);      /* "l->k[1]" */
-Val capture(Body *b, Mark m, Val v, Type t);
-void ex_list(Body *b, Node **nodes, int n, Val *out);
-const char *ex_cond(Body *b, Node *n);   /* a C truth value */
-void emit_hist_print(Body *b, Node *hist, bool to_string, const char *dst);
-const char *stat_data(Body *b, Node *operand);   /* merged data pointer */
-const char *fill_keys(Body *b, Var *arr, Vec *keys, unsigned *wild);
-int regex_index(Emitter *e, Node *n, const char *pattern);
-Val error_val(Body *b, Loc loc, const char *msg);
-Val val_num(int64_t n);
-void where(Body *b, Loc loc, const char *what);
+static inline Val val_num(int64_t n)
+{
+	Val v = val_c(emit_long_lit(n), true);
+	v.is_num = true;
+	v.num = n;
+	return v;
+}
 
-void fmt_item_lit(Vec *v, const char *s);
-FmtDirective *fmt_item_conv(Vec *v, FmtConv conv);
-void print_items(Body *b, Vec *items, Node **nodes, Val *vals, int n,
-		 const char *dst, Loc loc);
+/* ---- names.c: C names of script things ---- */
+const char *names_var(Emitter *e, Var *v);       /* tapg_x / v_x */
+const char *names_var_ref(Emitter *e, Var *v);   /* tapg_x.v / l->v_x */
+const char *names_func(Emitter *e, Func *f);     /* tapf_x */
+const char *names_stat_spec(Emitter *e, Var *v); /* "&tapg_x.m->spec" */
+
+/* ---- body.c: one C function's bookkeeping ---- */
+void body_use_global(Body *b, Var *v, bool write);
+void body_add_local(Body *b, Var *v);
+Label *body_label(Body *b, const char *stem);
+void body_put_label(Emitter *e, Label *l);       /* "NAME: ;" when used */
+const char *body_goto(Label *l);                 /* "goto NAME;" (marks used) */
+const char *body_err_goto(Body *b);              /* jump to the current error target */
+const char *body_tmp_long(Body *b);              /* "l->n[3]" */
+const char *body_tmp_str(Body *b);               /* "l->s[2]" */
+const char *body_tmp_key(Body *b);               /* "l->k[1]" */
+/* c->last_stmt = the place an error report names. */
+void body_where(Body *b, Loc loc, const char *what);
+/* `if (call) goto <error target>;` */
+void body_fail_if(Body *b, const char *call);
+/* Report msg at loc (translation fails); the value is 0. */
+Val body_error(Body *b, Loc loc, const char *msg);
+
+/* ---- printf.c: formatted printing ---- */
+/* Directives pass 3 makes itself (print, println, printd, $$vars). */
+void printf_lit(Vec *v, const char *s);
+FmtDirective *printf_conv(Vec *v, FmtConv conv);
 /* The static table of a format's items (in the declarations); its name. */
-const char *fmt_table_of(Emitter *e, Vec *items);
+const char *printf_table(Emitter *e, Vec *items);
+/* Print the values by items to the output, or into dst (a string). */
+void printf_items(Body *b, Vec *items, Node **nodes, Val *vals, int n,
+		  const char *dst, Loc loc);
 
-/* ---- target_expr.c ---- */
-Val ex_target(Body *b, Node *n);
-Val write_target(Body *b, Node *lhs, Val r);
+/* ---- lines.c: line tables (runtime/lines.h) for symline & co (user
+ * true: usymline & co); rows (DiLineRow *) as tap_line_TAG[] /
+ * tap_lfile_TAG[], addresses less base, returning how many; the
+ * kernel's tables. ---- */
+/* A function of names[] is in the program. */
+bool lines_calls_any(Program *prog, const char *const *names, size_t n);
+bool lines_wanted(Program *prog, bool user);
+int lines_rows(StrBuf *out, const char *tag, Vec rows, uint64_t base);
+void lines_emit_kernel(Emitter *e, Program *prog);
+
+/* ---- usyms.c: the user objects the module carries (probed objects, -d,
+ * --ldd; readable ELF files only, warning about -d files that are not),
+ * an object's symbols one per address, and their tables as C. ---- */
+Vec usyms_symbols(const ObjectFacts *f);
+void usyms_emit(Emitter *e, Program *prog);
+
+/* ---- expr.c (and target_expr.c: see above) ---- */
+Val expr_eval(Body *b, Node *n);
+Val expr_eval_void(Body *b, Node *n);    /* the value is not used */
+const char *expr_cond(Body *b, Node *n); /* a C truth value */
+void expr_list(Body *b, Node **nodes, int n, Val *out);
+const char *expr_stat_data(Body *b, Node *operand);   /* merged data pointer */
+const char *expr_fill_keys(Body *b, Var *arr, Vec *keys, unsigned *wild);
+/* `next` in a function: the next overload, with the same arguments. */
+Val expr_next_overload(Body *b, Func *f, Loc loc);
+/* A statement of embedded C. */
+void expr_embedded_stmt(Body *b, Node *n);
+
+/* ---- target_expr.c (and expr.c: see above) ---- */
+Val tx_target(Body *b, Node *n);
+Val tx_write(Body *b, Node *lhs, Val r);
 /* `lhs .= r` for a string context variable */
-Val append_target(Body *b, Node *lhs, Val r);
-Val ex_target_vars(Body *b, Node *n);
-Val ex_entry(Body *b, Node *n);
-Val ex_register(Body *b, Node *n);
-Val ex_deref(Body *b, Node *n);
+Val tx_append(Body *b, Node *lhs, Val r);
+Val tx_target_vars(Body *b, Node *n);
+Val tx_entry(Body *b, Node *n);
+Val tx_register(Body *b, Node *n);
+Val tx_deref(Body *b, Node *n);
 /* The printer function (its name; its text and format table go to the
  * declarations) of a value of type t as '$' (or '$$' when full) prints
  * it, from its address (in_memory) or its value. */
-const char *pretty_printer(Emitter *e, const DiType *t, bool full, bool user,
-			   bool in_memory);
+const char *tx_pretty_printer(Emitter *e, const DiType *t, bool full, bool user,
+			      bool in_memory);
 
 /* ---- stmt.c ---- */
-void stmt(Body *b, Node *n);
-void emit_body_block(Body *b, Node *n);
-void end_iterators(Body *b, int down_to);
+/* A probe's or function's body: its statements, MAXACTION charged. */
+void stmt_body_block(Body *b, Node *n);
 
 #endif

@@ -17,22 +17,6 @@
 
 /* ---- values and temporaries ---- */
 
-Val val_c(const char *c, bool stable)
-{
-	Val v = { 0 };
-	v.c = c;
-	v.stable = stable;
-	return v;
-}
-
-Val val_num(int64_t n)
-{
-	Val v = val_c(long_lit(n), true);
-	v.is_num = true;
-	v.num = n;
-	return v;
-}
-
 static Val val_str(const char *s)
 {
 	Val v = val_c(c_string(s), true);
@@ -41,65 +25,35 @@ static Val val_str(const char *s)
 	return v;
 }
 
-const char *tmp_long(Body *b)
-{
-	const char *t = xsprintf("l->n[%d]", b->nlong++);
-	if (b->nlong > b->max_long)
-		b->max_long = b->nlong;
-	return t;
-}
-
-const char *tmp_str(Body *b)
-{
-	const char *t = xsprintf("l->s[%d]", b->nstr++);
-	if (b->nstr > b->max_str)
-		b->max_str = b->nstr;
-	return t;
-}
-
-const char *tmp_key(Body *b)
-{
-	const char *t = xsprintf("l->k[%d]", b->nkey++);
-	if (b->nkey > b->max_key)
-		b->max_key = b->nkey;
-	return t;
-}
-
 static bool is_own_str_temp(Val v)
 {
 	return v.stable && !strncmp(v.c, "l->s[", 5);
 }
 
-Val capture(Body *b, Mark m, Val v, Type t)
+static Val capture(Body *b, Mark m, Val v, Type t)
 {
 	if (v.stable)
 		return v;
 	if (t == TY_STRING) {
-		const char *s = tmp_str(b);
+		const char *s = body_tmp_str(b);
 		emit_insert(b->e, m, xsprintf("tap_str_assign(%s, %s);", s, v.c));
 		return val_c(s, true);
 	}
-	const char *n = tmp_long(b);
+	const char *n = body_tmp_long(b);
 	emit_insert(b->e, m, xsprintf("%s = %s;", n, v.c));
 	return val_c(n, true);
-}
-
-Val error_val(Body *b, Loc loc, const char *msg)
-{
-	emit_error_at(b->e, loc, "%s", msg);
-	return val_num(0);
 }
 
 /* Evaluate nodes left to right; a value that later code could change (a
  * call, an assignment: b->effects went up) is captured where it was
  * computed.  NULL nodes ('*' slices) give 0. */
-void ex_list(Body *b, Node **nodes, int n, Val *out)
+void expr_list(Body *b, Node **nodes, int n, Val *out)
 {
 	Emitter *e = b->e;
 	Mark *after = xalloc(sizeof(Mark) * (n ? n : 1));
 	int *effects = xalloc(sizeof(int) * (n ? n : 1));
 	for (int i = 0; i < n; i++) {
-		out[i] = nodes[i] ? ex(b, nodes[i]) : val_num(0);
+		out[i] = nodes[i] ? expr_eval(b, nodes[i]) : val_num(0);
 		after[i] = emit_mark(e);
 		effects[i] = b->effects;
 	}
@@ -117,7 +71,7 @@ static Val ex_into(Body *b, Node *n, StrBuf *buf)
 	int indent = e->indent;
 	e->out = buf;
 	e->indent = indent + 1;
-	Val v = ex(b, n);
+	Val v = expr_eval(b, n);
 	e->out = save;
 	e->indent = indent;
 	return v;
@@ -128,21 +82,9 @@ static void paste(Emitter *e, StrBuf *buf)
 	sb_putn(e->out, buf->data, buf->len);
 }
 
-/* Set c->last_stmt: the script place an error report names. */
-void where(Body *b, Loc loc, const char *what)
+const char *expr_cond(Body *b, Node *n)
 {
-	emit(b->e, "c->last_stmt = %s;", loc_text(loc, what));
-}
-
-static void fail_if(Body *b, const char *call)
-{
-	emit(b->e, "if (%s)", call);
-	emit(b->e, "\t%s", err_goto(b));
-}
-
-const char *ex_cond(Body *b, Node *n)
-{
-	return ex(b, n).c;
+	return expr_eval(b, n).c;
 }
 
 /* ---- variables and arrays ---- */
@@ -151,23 +93,23 @@ static Val ex_symbol(Body *b, Node *n)
 {
 	Var *v = n->var;
 	if (!v)
-		return error_val(b, n->loc, _("internal: unbound symbol"));
+		return body_error(b, n->loc, _("internal: unbound symbol"));
 	if (v->scope == VS_GLOBAL) {
 		if (v->type == TY_STATS || v->arity > 0)
-			return error_val(b, n->loc, xsprintf(_("'%s' is not a plain value here"),
-							     v->name));
+			return body_error(b, n->loc, xsprintf(_("'%s' is not a plain value here"),
+							      v->name));
 		body_use_global(b, v, false);
 	} else {
 		body_add_local(b, v);
 	}
-	return val_c(var_ref(b->e, v), false);
+	return val_c(names_var_ref(b->e, v), false);
 }
 
 /* Fill a key tuple from already computed values. */
 static const char *key_tuple(Body *b, Var *arr, Node **keys, Val *vals, int n,
 			     unsigned *wild)
 {
-	const char *k = tmp_key(b);
+	const char *k = body_tmp_key(b);
 	if (wild)
 		*wild = 0;
 	for (int i = 0; i < n && i < 9; i++) {
@@ -183,16 +125,16 @@ static const char *key_tuple(Body *b, Var *arr, Node **keys, Val *vals, int n,
 	return k;
 }
 
-const char *fill_keys(Body *b, Var *arr, Vec *keys, unsigned *wild)
+const char *expr_fill_keys(Body *b, Var *arr, Vec *keys, unsigned *wild)
 {
 	Val *vals = xalloc(sizeof(Val) * (keys->len ? keys->len : 1));
-	ex_list(b, (Node **)keys->data, keys->len, vals);
+	expr_list(b, (Node **)keys->data, keys->len, vals);
 	return key_tuple(b, arr, (Node **)keys->data, vals, keys->len, wild);
 }
 
 static const char *map_of(Body *b, Var *v)
 {
-	return xsprintf("%s.m", var_cname(b->e, v));
+	return xsprintf("%s.m", names_var(b->e, v));
 }
 
 static Var *array_var(Node *n)
@@ -203,7 +145,7 @@ static Var *array_var(Node *n)
 }
 
 /* The merged statistics of `x` or `a[k]` (needs the write lock). */
-const char *stat_data(Body *b, Node *operand)
+const char *expr_stat_data(Body *b, Node *operand)
 {
 	Var *v = operand ? array_var(operand) : NULL;
 	if (!v || v->scope != VS_GLOBAL || v->type != TY_STATS) {
@@ -213,10 +155,10 @@ const char *stat_data(Body *b, Node *operand)
 	}
 	body_use_global(b, v, true);
 	if (operand->kind == N_INDEX) {
-		const char *k = fill_keys(b, v, &operand->args, NULL);
+		const char *k = expr_fill_keys(b, v, &operand->args, NULL);
 		return xsprintf("tap_map_get_stat(%s, %s)", map_of(b, v), k);
 	}
-	return xsprintf("tap_stat_get(%s.s)", var_cname(b->e, v));
+	return xsprintf("tap_stat_get(%s.s)", names_var(b->e, v));
 }
 
 static Val ex_hist_bucket(Body *b, Node *n)
@@ -224,13 +166,13 @@ static Val ex_hist_bucket(Body *b, Node *n)
 	Node *h = n->base;
 	Var *v = h->lhs ? array_var(h->lhs) : NULL;
 	if (!v || n->args.len != 1)
-		return error_val(b, n->loc, _("a histogram bucket takes one index"));
-	const char *d = stat_data(b, h->lhs);
-	Val i = ex(b, vec_get(&n->args, 0));
-	const char *t = tmp_long(b);
-	where(b, n->loc, "operator '['");
-	fail_if(b, xsprintf("tap_hist_bucket(c, %s, %s, %s, &%s)", stat_spec_ref(b->e, v), d,
-			    i.c, t));
+		return body_error(b, n->loc, _("a histogram bucket takes one index"));
+	const char *d = expr_stat_data(b, h->lhs);
+	Val i = expr_eval(b, vec_get(&n->args, 0));
+	const char *t = body_tmp_long(b);
+	body_where(b, n->loc, "operator '['");
+	body_fail_if(b, xsprintf("tap_hist_bucket(c, %s, %s, %s, &%s)", names_stat_spec(b->e, v), d,
+				 i.c, t));
 	return val_c(t, true);
 }
 
@@ -240,15 +182,15 @@ static Val ex_index(Body *b, Node *n)
 		return ex_hist_bucket(b, n);
 	Var *v = array_var(n);
 	if (!v || v->arity <= 0)
-		return error_val(b, n->loc, _("indexing something that is not an array"));
+		return body_error(b, n->loc, _("indexing something that is not an array"));
 	if (v->type == TY_STATS)
-		return error_val(b, n->loc, xsprintf(_("'%s' holds statistics: read it with "
-						       "@count, @sum, @min, @max or @avg"),
-						     v->name));
+		return body_error(b, n->loc, xsprintf(_("'%s' holds statistics: read it with "
+							"@count, @sum, @min, @max or @avg"),
+						      v->name));
 	body_use_global(b, v, false);
-	const char *k = fill_keys(b, v, &n->args, NULL);
+	const char *k = expr_fill_keys(b, v, &n->args, NULL);
 	if (v->type == TY_STRING) {
-		const char *s = tmp_str(b);
+		const char *s = body_tmp_str(b);
 		emit(b->e, "tap_str_assign(%s, tap_map_get_str(%s, %s));", s, map_of(b, v), k);
 		return val_c(s, true);
 	}
@@ -258,14 +200,14 @@ static Val ex_index(Body *b, Node *n)
 static Val ex_in(Body *b, Node *n)
 {
 	if (n->base && n->base->kind == N_HIST)
-		return error_val(b, n->loc, _("'in' does not apply to a histogram"));
+		return body_error(b, n->loc, _("'in' does not apply to a histogram"));
 	Var *v = array_var(n);
 	if (!v || v->arity <= 0)
-		return error_val(b, n->loc, _("'in' needs an array"));
+		return body_error(b, n->loc, _("'in' needs an array"));
 	body_use_global(b, v, v->type == TY_STATS);
 	unsigned wild;
-	const char *k = fill_keys(b, v, &n->args, &wild);
-	const char *t = tmp_long(b);
+	const char *k = expr_fill_keys(b, v, &n->args, &wild);
+	const char *t = body_tmp_long(b);
 	if (wild)
 		emit(b->e, "%s = tap_map_exists_match(%s, %s, 0x%x);", t, map_of(b, v), k, wild);
 	else
@@ -287,11 +229,11 @@ static void note_call(Body *b, Func *f)
 static Val call_with(Body *b, Func *f, Val *vals, int nvals, Loc loc)
 {
 	Emitter *e = b->e;
-	const char *fn = func_cname(e, f);
+	const char *fn = names_func(e, f);
 	note_call(b, f);
 	b->effects++;
-	where(b, loc, xsprintf("identifier '%s'", f->name));
-	fail_if(b, "tap_call_enter(c)");
+	body_where(b, loc, xsprintf("identifier '%s'", f->name));
+	body_fail_if(b, "tap_call_enter(c)");
 	emit_open(e, "{");
 	emit(e, "struct tap_frame_%s *f __maybe_unused = TAP_FRAME(c, struct tap_frame_%s);",
 	     fn, fn);
@@ -299,24 +241,24 @@ static Val call_with(Body *b, Func *f, Val *vals, int nvals, Loc loc)
 	for (int i = 0; i < f->params.len && i < nvals; i++) {
 		Var *p = vec_get(&f->params, i);
 		if (p->type == TY_STRING)
-			emit(e, "tap_str_assign(f->%s, %s);", var_cname(e, p), vals[i].c);
+			emit(e, "tap_str_assign(f->%s, %s);", names_var(e, p), vals[i].c);
 		else
-			emit(e, "f->%s = %s;", var_cname(e, p), vals[i].c);
+			emit(e, "f->%s = %s;", names_var(e, p), vals[i].c);
 	}
 	emit(e, "%s(c);", fn);
 	emit(e, "tap_call_exit(c);");
 	Val r = val_num(0);
 	if (f->type == TY_STRING) {
-		const char *s = tmp_str(b);
+		const char *s = body_tmp_str(b);
 		emit(e, "tap_str_assign(%s, f->__retval);", s);
 		r = val_c(s, true);
 	} else if (f->type == TY_LONG) {
-		const char *t = tmp_long(b);
+		const char *t = body_tmp_long(b);
 		emit(e, "%s = f->__retval;", t);
 		r = val_c(t, true);
 	}
 	emit_close(e, "}");
-	fail_if(b, "c->last_error");
+	body_fail_if(b, "c->last_error");
 	return r;
 }
 
@@ -324,129 +266,33 @@ static Val ex_call(Body *b, Node *n)
 {
 	Func *f = n->func;
 	if (!f)
-		return error_val(b, n->loc, xsprintf(_("internal: unresolved function '%s'"),
-						     n->name ? n->name : "?"));
+		return body_error(b, n->loc, xsprintf(_("internal: unresolved function '%s'"),
+						      n->name ? n->name : "?"));
 	Val *vals = xalloc(sizeof(Val) * (n->args.len ? n->args.len : 1));
-	ex_list(b, (Node **)n->args.data, n->args.len, vals);
+	expr_list(b, (Node **)n->args.data, n->args.len, vals);
 	return call_with(b, f, vals, n->args.len, n->loc);
 }
 
-/* `next` in a function: the next overload, with the same arguments. */
-Val call_next_overload(Body *b, Func *f, Loc loc);
-Val call_next_overload(Body *b, Func *f, Loc loc)
+Val expr_next_overload(Body *b, Func *f, Loc loc)
 {
 	Func *g = f->next_overload;
 	if (!g)
-		return error_val(b, loc, _("'next' in the last overload of a function"));
+		return body_error(b, loc, _("'next' in the last overload of a function"));
 	Val *vals = xalloc(sizeof(Val) * (f->params.len ? f->params.len : 1));
 	for (int i = 0; i < f->params.len; i++) {
 		Var *p = vec_get(&f->params, i);
 		body_add_local(b, p);
-		vals[i] = val_c(xsprintf("l->%s", var_cname(b->e, p)), false);
+		vals[i] = val_c(xsprintf("l->%s", names_var(b->e, p)), false);
 	}
 	return call_with(b, g, vals, f->params.len, loc);
 }
 
 /* ---- printing ---- */
 
-/* The runtime's names of FmtConv's kinds, in its order. */
-static const char *const conv_names[] = {
-	"TAP_CONV_LIT", "TAP_CONV_PERCENT", "TAP_CONV_SIGNED", "TAP_CONV_UNSIGNED",
-	"TAP_CONV_OCTAL", "TAP_CONV_HEX", "TAP_CONV_HEX_UPPER", "TAP_CONV_POINTER",
-	"TAP_CONV_CHAR", "TAP_CONV_STRING", "TAP_CONV_BINARY", "TAP_CONV_MEMORY",
-	"TAP_CONV_MEMORY_HEX",
-};
-/* Directives pass 3 makes itself: print, println, printd and $$vars have
- * no format to parse. */
-void fmt_item_lit(Vec *v, const char *s)
-{
-	FmtDirective *d = NEW(FmtDirective);
-	d->conv = FMT_LIT;
-	d->lit = s;
-	d->lit_len = strlen(s);
-	d->width = d->prec = FMT_UNSET;
-	vec_push(v, d);
-}
-
-FmtDirective *fmt_item_conv(Vec *v, FmtConv conv)
-{
-	FmtDirective *d = NEW(FmtDirective);
-	d->conv = conv;
-	d->width = d->prec = FMT_UNSET;
-	vec_push(v, d);
-	return d;
-}
-
-/* The table as a static const array in the file; returns its name. */
-static const char *fmt_table(Emitter *e, Vec *items)
-{
-	const char *name = emit_fresh_name(e, "tap_fmt");
-	sb_printf(&e->decls, "static const struct tap_fmt_spec %s[] = {\n", name);
-	for (int i = 0; i < items->len; i++) {
-		const FmtDirective *d = vec_get(items, i);
-		if (d->conv == FMT_LIT) {
-			sb_printf(&e->decls, "\tTAP_FMT_LIT(%s),\n", c_string(d->lit));
-			continue;
-		}
-		sb_printf(&e->decls, "\t{ .conv = %s, .flags = 0x%x, .width = %s, .prec = %s },\n",
-			  conv_names[d->conv], d->flags,
-			  d->width == FMT_STAR ? "TAP_FMT_STAR" : xsprintf("%d", d->width),
-			  d->prec == FMT_STAR ? "TAP_FMT_STAR" : xsprintf("%d", d->prec));
-	}
-	if (!items->len)
-		sb_puts(&e->decls, "\tTAP_FMT_LIT(\"\"),\n");
-	sb_puts(&e->decls, "};\n");
-	return name;
-}
-
-const char *fmt_table_of(Emitter *e, Vec *items)
-{
-	return fmt_table(e, items);
-}
-
-static bool has_memory_conv(Vec *items)
-{
-	for (int i = 0; i < items->len; i++) {
-		const FmtDirective *d = vec_get(items, i);
-		if (d->conv == FMT_MEMORY || d->conv == FMT_MEMORY_HEX)
-			return true;
-	}
-	return false;
-}
-
 /* The most values one print statement takes (its frame's argument array). */
 #define MAX_PRINT_VALUES 32
 
-/* l->a[] from the values; returns how many. */
-static int fill_args(Body *b, Node **nodes, Val *vals, int n)
-{
-	for (int i = 0; i < n; i++) {
-		bool str = nodes[i]->type == TY_STRING;
-		emit(b->e, "l->a[%d] = (struct tap_arg)%s(%s);", i,
-		     str ? "TAP_ARG_STR" : "TAP_ARG_LONG", vals[i].c);
-	}
-	if (n > b->max_arg)
-		b->max_arg = n;
-	return n;
-}
-
-void print_items(Body *b, Vec *items, Node **nodes, Val *vals, int n,
-			const char *dst, Loc loc)
-{
-	Emitter *e = b->e;
-	const char *tab = fmt_table(e, items);
-	int na = fill_args(b, nodes, vals, n);
-	const char *args = na ? "l->a" : "NULL";
-	if (dst) {
-		emit(e, "tap_format_spec(%s, MAXSTRINGLEN, %s, %d, %s, %d);", dst, tab,
-		     items->len ? items->len : 1, args, na);
-		return;
-	}
-	if (has_memory_conv(items))
-		where(b, loc, "identifier 'printf'");
-	fail_if(b, xsprintf("tap_printf_spec(c, %s, %d, %s, %d)", tab,
-			    items->len ? items->len : 1, args, na));
-}
+static void hist_print(Body *b, Node *h, bool to_string, const char *dst);
 
 /* print/println/printd/printdln and their s- forms with a histogram among
  * the values: piece by piece. */
@@ -466,23 +312,23 @@ static void print_pieces(Body *b, Node *n, bool is_s, bool ln, const char *delim
 		}
 		if (a->kind == N_HIST) {
 			if (is_s) {
-				const char *s = tmp_str(b);
-				emit_hist_print(b, a, true, s);
+				const char *s = body_tmp_str(b);
+				hist_print(b, a, true, s);
 				emit(e, "tap_str_append(%s, %s);", dst, s);
 			} else {
-				emit_hist_print(b, a, false, NULL);
+				hist_print(b, a, false, NULL);
 			}
 			continue;
 		}
-		Val v = ex(b, a);
+		Val v = expr_eval(b, a);
 		Vec items = { 0 };
-		fmt_item_conv(&items, a->type == TY_STRING ? FMT_STRING : FMT_SIGNED);
+		printf_conv(&items, a->type == TY_STRING ? FMT_STRING : FMT_SIGNED);
 		if (is_s) {
-			const char *s = tmp_str(b);
-			print_items(b, &items, &a, &v, 1, s, n->loc);
+			const char *s = body_tmp_str(b);
+			printf_items(b, &items, &a, &v, 1, s, n->loc);
 			emit(e, "tap_str_append(%s, %s);", dst, s);
 		} else {
-			print_items(b, &items, &a, &v, 1, NULL, n->loc);
+			printf_items(b, &items, &a, &v, 1, NULL, n->loc);
 		}
 	}
 	if (ln) {
@@ -501,25 +347,25 @@ static Val ex_print(Body *b, Node *n)
 	bool is_d = strstr(name, "printd") != NULL;
 	bool ln = strstr(name, "ln") != NULL;
 	const char *delim = is_d && n->fmt ? n->fmt->str : NULL;
-	const char *dst = is_s ? tmp_str(b) : NULL;
+	const char *dst = is_s ? body_tmp_str(b) : NULL;
 
 	/* a translation-time limit in stap too (conformance transko/varargs) */
 	if (n->args.len > MAX_PRINT_VALUES)
-		return error_val(b, n->loc, xsprintf(_("%s takes at most %d values"), name,
-						     MAX_PRINT_VALUES));
+		return body_error(b, n->loc, xsprintf(_("%s takes at most %d values"), name,
+						      MAX_PRINT_VALUES));
 	bool hist = false;
 	for (int i = 0; i < n->args.len; i++)
 		hist |= ((Node *)vec_get(&n->args, i))->kind == N_HIST;
 	if (hist && is_f)
-		return error_val(b, n->loc, _("a histogram can be printed with print or "
-					      "println, not with a format"));
+		return body_error(b, n->loc, _("a histogram can be printed with print or "
+					       "println, not with a format"));
 	if (hist) {
 		print_pieces(b, n, is_s, ln, delim, dst);
 		return is_s ? val_c(dst, true) : val_num(0);
 	}
 
 	Val *vals = xalloc(sizeof(Val) * (n->args.len ? n->args.len : 1));
-	ex_list(b, (Node **)n->args.data, n->args.len, vals);
+	expr_list(b, (Node **)n->args.data, n->args.len, vals);
 	Vec items = { 0 };
 	if (is_f) {
 		/* pass 2 parsed the format and matched it with the values */
@@ -529,11 +375,11 @@ static Val ex_print(Body *b, Node *n)
 		for (int i = 0; i < n->args.len; i++) {
 			Node *a = vec_get(&n->args, i);
 			if (i && delim && *delim)
-				fmt_item_lit(&items, delim);
-			fmt_item_conv(&items, a->type == TY_STRING ? FMT_STRING : FMT_SIGNED);
+				printf_lit(&items, delim);
+			printf_conv(&items, a->type == TY_STRING ? FMT_STRING : FMT_SIGNED);
 		}
 		if (ln)
-			fmt_item_lit(&items, "\n");
+			printf_lit(&items, "\n");
 	}
 	/* print("text") is just the text */
 	if (!is_s && items.len == 1 && ((FmtDirective *)vec_get(&items, 0))->conv == FMT_LIT &&
@@ -546,21 +392,21 @@ static Val ex_print(Body *b, Node *n)
 		emit(b->e, "tap_print(%s);", vals[0].c);
 		return val_num(0);
 	}
-	print_items(b, &items, (Node **)n->args.data, vals, n->args.len, dst, n->loc);
+	printf_items(b, &items, (Node **)n->args.data, vals, n->args.len, dst, n->loc);
 	return is_s ? val_c(dst, true) : val_num(0);
 }
 
-void emit_hist_print(Body *b, Node *h, bool to_string, const char *dst)
+static void hist_print(Body *b, Node *h, bool to_string, const char *dst)
 {
 	Var *v = h->lhs ? array_var(h->lhs) : NULL;
-	const char *d = stat_data(b, h->lhs);
+	const char *d = expr_stat_data(b, h->lhs);
 	if (!v)
 		return;
 	if (to_string)
 		emit(b->e, "tap_hist_sprint(%s, MAXSTRINGLEN, %s, %s);", dst,
-		     stat_spec_ref(b->e, v), d);
+		     names_stat_spec(b->e, v), d);
 	else
-		emit(b->e, "tap_hist_print(c, %s, %s);", stat_spec_ref(b->e, v), d);
+		emit(b->e, "tap_hist_print(c, %s, %s);", names_stat_spec(b->e, v), d);
 }
 
 /* ---- operators ---- */
@@ -597,10 +443,10 @@ static Val binary_op(Body *b, const char *op, Val l, Val r, Loc loc)
 	if (!strcmp(op, ">>>"))
 		return val_c(xsprintf("((int64_t)((u64)(%s) >> ((%s) & 63)))", l.c, r.c), st);
 	if (!strcmp(op, "/") || !strcmp(op, "%")) {
-		const char *t = tmp_long(b);
-		where(b, loc, xsprintf("operator '%s'", op));
-		fail_if(b, xsprintf("tap_%s(c, %s, %s, &%s)", op[0] == '/' ? "div" : "mod",
-				    l.c, r.c, t));
+		const char *t = body_tmp_long(b);
+		body_where(b, loc, xsprintf("operator '%s'", op));
+		body_fail_if(b, xsprintf("tap_%s(c, %s, %s, &%s)", op[0] == '/' ? "div" : "mod",
+					 l.c, r.c, t));
 		return val_c(t, true);
 	}
 	return val_c(xsprintf("(%s %s %s)", l.c, op, r.c), st);
@@ -610,7 +456,7 @@ static Val ex_binary(Body *b, Node *n)
 {
 	Node *ops[2] = { n->lhs, n->rhs };
 	Val v[2];
-	ex_list(b, ops, 2, v);
+	expr_list(b, ops, 2, v);
 	return binary_op(b, n->op, v[0], v[1], n->op_loc.line ? n->op_loc : n->loc);
 }
 
@@ -618,7 +464,7 @@ static Val ex_compare(Body *b, Node *n)
 {
 	Node *ops[2] = { n->lhs, n->rhs };
 	Val v[2];
-	ex_list(b, ops, 2, v);
+	expr_list(b, ops, 2, v);
 	const char *op = n->op;
 	bool st = v[0].stable && v[1].stable;
 	if (n->lhs->type == TY_STRING || n->rhs->type == TY_STRING) {
@@ -645,7 +491,7 @@ static Val ex_logical(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	bool is_and = !strcmp(n->op, "&&");
-	Val l = ex(b, n->lhs);
+	Val l = expr_eval(b, n->lhs);
 	StrBuf rbuf = { 0 };
 	Val r = ex_into(b, n->rhs, &rbuf);
 	if (!rbuf.len) {
@@ -653,7 +499,7 @@ static Val ex_logical(Body *b, Node *n)
 			return val_num(is_and ? (l.num && r.num) : (l.num || r.num));
 		return val_c(xsprintf("(%s %s %s)", l.c, n->op, r.c), l.stable && r.stable);
 	}
-	const char *t = tmp_long(b);
+	const char *t = body_tmp_long(b);
 	emit(e, "%s = (%s) != 0;", t, l.c);
 	emit_open(e, is_and ? "if (%s) {" : "if (!%s) {", t);
 	paste(e, &rbuf);
@@ -666,7 +512,7 @@ static Val ex_logical(Body *b, Node *n)
 static Val ex_ternary(Body *b, Node *n)
 {
 	Emitter *e = b->e;
-	Val c = ex(b, n->cond);
+	Val c = expr_eval(b, n->cond);
 	StrBuf tb = { 0 }, eb = { 0 };
 	Val t = ex_into(b, n->then, &tb);
 	Val f = ex_into(b, n->els, &eb);
@@ -677,7 +523,7 @@ static Val ex_ternary(Body *b, Node *n)
 		return val_c(xsprintf("(%s ? %s : %s)", c.c, t.c, f.c),
 			     c.stable && t.stable && f.stable);
 	}
-	const char *dst = str ? tmp_str(b) : tmp_long(b);
+	const char *dst = str ? body_tmp_str(b) : body_tmp_long(b);
 	emit_open(e, "if (%s) {", c.c);
 	paste(e, &tb);
 	if (str)
@@ -701,7 +547,7 @@ static Val ex_concat(Body *b, Node *n)
 {
 	Node *ops[2] = { n->lhs, n->rhs };
 	Val v[2];
-	ex_list(b, ops, 2, v);
+	expr_list(b, ops, 2, v);
 	if (v[0].is_str && v[1].is_str)
 		return val_str(xsprintf("%s%s", v[0].str, v[1].str));
 	if (v[1].is_str && !*v[1].str)
@@ -710,12 +556,12 @@ static Val ex_concat(Body *b, Node *n)
 		emit(b->e, "tap_str_append(%s, %s);", v[0].c, v[1].c);
 		return v[0];
 	}
-	const char *s = tmp_str(b);
+	const char *s = body_tmp_str(b);
 	emit(b->e, "tap_str_concat(%s, %s, %s);", s, v[0].c, v[1].c);
 	return val_c(s, true);
 }
 
-int regex_index(Emitter *e, Node *n, const char *pattern)
+static int regex_index(Emitter *e, Node *n, const char *pattern)
 {
 	(void)n;
 	for (int i = 0; i < e->regexes.len; i++)
@@ -728,11 +574,11 @@ int regex_index(Emitter *e, Node *n, const char *pattern)
 static Val ex_regex(Body *b, Node *n)
 {
 	if (!n->rhs || n->rhs->kind != N_STRING)
-		return error_val(b, n->loc, _("the right side of =~ must be a string "
-					      "literal (the regular expression)"));
-	Val s = ex(b, n->lhs);
+		return body_error(b, n->loc, _("the right side of =~ must be a string "
+					       "literal (the regular expression)"));
+	Val s = expr_eval(b, n->lhs);
 	int k = regex_index(b->e, n, n->rhs->str);
-	const char *t = tmp_long(b);
+	const char *t = body_tmp_long(b);
 	emit(b->e, "%s = %stap_regex_match(c, &tap_re_%d, %s);", t,
 	     !strcmp(n->op, "!~") ? "!" : "", k, s.c);
 	return val_c(t, true);
@@ -740,7 +586,7 @@ static Val ex_regex(Body *b, Node *n)
 
 static Val ex_unary(Body *b, Node *n)
 {
-	Val v = ex(b, n->lhs);
+	Val v = expr_eval(b, n->lhs);
 	const char *op = n->op;
 	if (!strcmp(op, "+"))
 		return v;
@@ -770,9 +616,9 @@ static void compound_long(Body *b, const char *ref, const char *op, Val r, Loc l
 	Emitter *e = b->e;
 	const char *bop = xstrndup(op, strlen(op) - 1);   /* "+=" -> "+" */
 	if (!strcmp(bop, "/") || !strcmp(bop, "%")) {
-		where(b, loc, xsprintf("operator '%s'", op));
-		fail_if(b, xsprintf("tap_%s(c, %s, %s, &%s)", bop[0] == '/' ? "div" : "mod",
-				    ref, r.c, ref));
+		body_where(b, loc, xsprintf("operator '%s'", op));
+		body_fail_if(b, xsprintf("tap_%s(c, %s, %s, &%s)", bop[0] == '/' ? "div" : "mod",
+					 ref, r.c, ref));
 	} else if (!strcmp(bop, "<<")) {
 		emit(e, "%s = tap_shl(%s, %s);", ref, ref, r.c);
 	} else if (!strcmp(bop, ">>")) {
@@ -794,18 +640,18 @@ static Val assign_scalar(Body *b, Node *n, Var *v)
 		body_use_global(b, v, strcmp(op, "<<<") != 0);
 	else
 		body_add_local(b, v);
-	const char *ref = var_ref(e, v);
+	const char *ref = names_var_ref(e, v);
 
 	if (!strcmp(op, "<<<")) {
 		if (v->type != TY_STATS || v->scope != VS_GLOBAL)
-			return error_val(b, n->loc, _("<<< needs a statistics global"));
-		Val r = ex(b, n->rhs);
-		emit(e, "tap_stat_add(%s.s, %s);", var_cname(e, v), r.c);
+			return body_error(b, n->loc, _("<<< needs a statistics global"));
+		Val r = expr_eval(b, n->rhs);
+		emit(e, "tap_stat_add(%s.s, %s);", names_var(e, v), r.c);
 		return r;
 	}
 	if (v->type == TY_STATS)
-		return error_val(b, n->loc, _("a statistics aggregate takes values with <<<"));
-	Val r = ex(b, n->rhs);
+		return body_error(b, n->loc, _("a statistics aggregate takes values with <<<"));
+	Val r = expr_eval(b, n->rhs);
 	if (v->type == TY_STRING) {
 		if (plain) {
 			if (strcmp(r.c, ref))
@@ -813,7 +659,8 @@ static Val assign_scalar(Body *b, Node *n, Var *v)
 		} else if (!strcmp(op, ".=")) {
 			emit(e, "tap_str_append(%s, %s);", ref, r.c);
 		} else {
-			return error_val(b, n->loc, xsprintf(_("'%s' does not apply to strings"), op));
+			return body_error(b, n->loc,
+					  xsprintf(_("'%s' does not apply to strings"), op));
 		}
 		return val_c(ref, false);
 	}
@@ -831,8 +678,8 @@ static Val assign_element(Body *b, Node *n)
 	Var *v = array_var(lhs);
 	const char *op = n->op ? n->op : "=";
 	if (!v || v->arity <= 0)
-		return error_val(b, n->loc, _("assigning to an element of something that is "
-					      "not an array"));
+		return body_error(b, n->loc, _("assigning to an element of something that is "
+					       "not an array"));
 	body_use_global(b, v, strcmp(op, "<<<") != 0);
 	int nk = lhs->args.len;
 	Node **nodes = xalloc(sizeof(Node *) * (nk + 1));
@@ -840,47 +687,48 @@ static Val assign_element(Body *b, Node *n)
 		nodes[i] = vec_get(&lhs->args, i);
 	nodes[nk] = n->rhs;
 	Val *vals = xalloc(sizeof(Val) * (nk + 1));
-	ex_list(b, nodes, nk + 1, vals);
+	expr_list(b, nodes, nk + 1, vals);
 	Val r = vals[nk];
 	b->effects++;
 	const char *k = key_tuple(b, v, nodes, vals, nk, NULL);
 	const char *m = map_of(b, v);
-	where(b, lhs->loc, xsprintf("identifier '%s'", v->name));
+	body_where(b, lhs->loc, xsprintf("identifier '%s'", v->name));
 
 	if (!strcmp(op, "<<<")) {
 		if (v->type != TY_STATS)
-			return error_val(b, n->loc, _("<<< needs a statistics global"));
-		fail_if(b, xsprintf("tap_map_stat_add(c, %s, %s, %s)", m, k, r.c));
+			return body_error(b, n->loc, _("<<< needs a statistics global"));
+		body_fail_if(b, xsprintf("tap_map_stat_add(c, %s, %s, %s)", m, k, r.c));
 		return r;
 	}
 	if (v->type == TY_STATS)
-		return error_val(b, n->loc, _("a statistics aggregate takes values with <<<"));
+		return body_error(b, n->loc, _("a statistics aggregate takes values with <<<"));
 	if (v->type == TY_STRING) {
 		if (!strcmp(op, "=")) {
-			fail_if(b, xsprintf("tap_map_set_str(c, %s, %s, %s)", m, k, r.c));
+			body_fail_if(b, xsprintf("tap_map_set_str(c, %s, %s, %s)", m, k, r.c));
 			return r;
 		}
 		if (strcmp(op, ".="))
-			return error_val(b, n->loc, xsprintf(_("'%s' does not apply to strings"), op));
-		const char *s = tmp_str(b);
+			return body_error(b, n->loc,
+					  xsprintf(_("'%s' does not apply to strings"), op));
+		const char *s = body_tmp_str(b);
 		emit(e, "tap_str_concat(%s, tap_map_get_str(%s, %s), %s);", s, m, k, r.c);
-		fail_if(b, xsprintf("tap_map_set_str(c, %s, %s, %s)", m, k, s));
+		body_fail_if(b, xsprintf("tap_map_set_str(c, %s, %s, %s)", m, k, s));
 		return val_c(s, true);
 	}
 	if (!strcmp(op, "=")) {
-		fail_if(b, xsprintf("tap_map_set_long(c, %s, %s, %s)", m, k, r.c));
+		body_fail_if(b, xsprintf("tap_map_set_long(c, %s, %s, %s)", m, k, r.c));
 		return r;
 	}
-	const char *t = tmp_long(b);
+	const char *t = body_tmp_long(b);
 	if (!strcmp(op, "+=") || !strcmp(op, "-=")) {
-		fail_if(b, xsprintf("tap_map_add_long(c, %s, %s, %s%s%s, &%s)", m, k,
-				    op[0] == '-' ? "-(" : "", r.c, op[0] == '-' ? ")" : "", t));
+		body_fail_if(b, xsprintf("tap_map_add_long(c, %s, %s, %s%s%s, &%s)", m, k,
+					 op[0] == '-' ? "-(" : "", r.c, op[0] == '-' ? ")" : "", t));
 		return val_c(t, true);
 	}
 	emit(e, "%s = tap_map_get_long(%s, %s);", t, m, k);
 	compound_long(b, t, op, r, n->op_loc.line ? n->op_loc : n->loc);
-	where(b, lhs->loc, xsprintf("identifier '%s'", v->name));
-	fail_if(b, xsprintf("tap_map_set_long(c, %s, %s, %s)", m, k, t));
+	body_where(b, lhs->loc, xsprintf("identifier '%s'", v->name));
+	body_fail_if(b, xsprintf("tap_map_set_long(c, %s, %s, %s)", m, k, t));
 	return val_c(t, true);
 }
 
@@ -892,7 +740,7 @@ static Val ex_assign(Body *b, Node *n)
 {
 	Node *lhs = n->lhs;
 	if (!lhs)
-		return error_val(b, n->loc, _("internal: assignment without a target"));
+		return body_error(b, n->loc, _("internal: assignment without a target"));
 	if (n->op && !strcmp(n->op, "<<<") && n->rhs && n->rhs->kind == N_PERF)
 		perf_operand = n->rhs;
 	if (lhs->kind == N_SYMBOL && lhs->var)
@@ -903,13 +751,13 @@ static Val ex_assign(Body *b, Node *n)
 		/* `$value .= s` (procfs) */
 		if (n->op && !strcmp(n->op, ".=") && lhs->kind == N_TARGET &&
 		    !lhs->comps.len && !lhs->tpath && lhs->type == TY_STRING)
-			return append_target(b, lhs, ex(b, n->rhs));
+			return tx_append(b, lhs, expr_eval(b, n->rhs));
 		if (n->op && strcmp(n->op, "="))
-			return error_val(b, n->loc, _("only '=' can assign to a context "
-						      "variable or kernel memory"));
-		return write_target(b, lhs, ex(b, n->rhs));
+			return body_error(b, n->loc, _("only '=' can assign to a context "
+						       "variable or kernel memory"));
+		return tx_write(b, lhs, expr_eval(b, n->rhs));
 	}
-	return error_val(b, n->loc, _("this cannot be assigned to"));
+	return body_error(b, n->loc, _("this cannot be assigned to"));
 }
 
 static Val ex_incdec(Body *b, Node *n, bool value_unused)
@@ -926,31 +774,31 @@ static Val ex_incdec(Body *b, Node *n, bool value_unused)
 			body_use_global(b, v, true);
 		else
 			body_add_local(b, v);
-		const char *ref = var_ref(e, v);
+		const char *ref = names_var_ref(e, v);
 		if (!post) {
 			emit(e, "%s%s;", inc ? "++" : "--", ref);
 			return val_c(ref, false);
 		}
-		const char *t = tmp_long(b);
+		const char *t = body_tmp_long(b);
 		emit(e, "%s = %s%s;", t, ref, inc ? "++" : "--");
 		return val_c(t, true);
 	}
 	if (lhs && lhs->kind == N_INDEX && !(lhs->base && lhs->base->kind == N_HIST)) {
 		Var *v = array_var(lhs);
 		if (!v || v->arity <= 0 || v->type != TY_LONG)
-			return error_val(b, n->loc, _("++ and -- need a number variable or "
-						      "array element"));
+			return body_error(b, n->loc, _("++ and -- need a number variable or "
+						       "array element"));
 		body_use_global(b, v, true);
-		const char *k = fill_keys(b, v, &lhs->args, NULL);
-		const char *t = tmp_long(b);
-		where(b, lhs->loc, xsprintf("identifier '%s'", v->name));
-		fail_if(b, xsprintf("tap_map_add_long(c, %s, %s, %s, &%s)", map_of(b, v), k,
-				    inc ? "1" : "-1", t));
+		const char *k = expr_fill_keys(b, v, &lhs->args, NULL);
+		const char *t = body_tmp_long(b);
+		body_where(b, lhs->loc, xsprintf("identifier '%s'", v->name));
+		body_fail_if(b, xsprintf("tap_map_add_long(c, %s, %s, %s, &%s)", map_of(b, v), k,
+					 inc ? "1" : "-1", t));
 		if (post)
 			return val_c(xsprintf("(%s %s 1)", t, inc ? "-" : "+"), true);
 		return val_c(t, true);
 	}
-	return error_val(b, n->loc, _("++ and -- need a number variable or array element"));
+	return body_error(b, n->loc, _("++ and -- need a number variable or array element"));
 }
 
 /* ---- statistics ---- */
@@ -967,15 +815,15 @@ static Val ex_stat(Body *b, Node *n)
 		if (n->op && !strcmp(n->op, ops[i].name))
 			op = ops[i].op;
 	if (!op)
-		return error_val(b, n->loc, _("unknown statistics operator"));
+		return body_error(b, n->loc, _("unknown statistics operator"));
 	Var *v = n->lhs ? array_var(n->lhs) : NULL;
-	const char *d = stat_data(b, n->lhs);
+	const char *d = expr_stat_data(b, n->lhs);
 	if (!v)
 		return val_num(0);
-	const char *t = tmp_long(b);
-	where(b, n->loc, xsprintf("operator '%s'", n->op));
-	fail_if(b, xsprintf("tap_stat_extract(c, %s, %s, %s, &%s)", stat_spec_ref(b->e, v), d,
-			    op, t));
+	const char *t = body_tmp_long(b);
+	body_where(b, n->loc, xsprintf("operator '%s'", n->op));
+	body_fail_if(b, xsprintf("tap_stat_extract(c, %s, %s, %s, &%s)", names_stat_spec(b->e, v), d,
+				 op, t));
 	return val_c(t, true);
 }
 
@@ -997,17 +845,16 @@ static Val ex_embedded(Body *b, Node *n)
 	b->effects++;
 	const char *code = n->str ? n->str : "0";
 	if (n->type == TY_STRING) {
-		const char *s = tmp_str(b);
+		const char *s = body_tmp_str(b);
 		emit(b->e, "tap_str_assign(%s, (%s));", s, code);
 		return val_c(s, true);
 	}
-	const char *t = tmp_long(b);
+	const char *t = body_tmp_long(b);
 	emit(b->e, "%s = (int64_t)(%s);", t, code);
 	return val_c(t, true);
 }
 
-void emit_embedded_stmt(Body *b, Node *n);
-void emit_embedded_stmt(Body *b, Node *n)
+void expr_embedded_stmt(Body *b, Node *n)
 {
 	embedded_uses(b, n);
 	b->effects++;
@@ -1019,7 +866,7 @@ void emit_embedded_stmt(Body *b, Node *n)
 	emit_close(b->e, "}");
 }
 
-Val ex(Body *b, Node *n)
+Val expr_eval(Body *b, Node *n)
 {
 	if (!n)
 		return val_num(0);
@@ -1060,31 +907,31 @@ Val ex(Body *b, Node *n)
 	case N_STAT:
 		return ex_stat(b, n);
 	case N_HIST:
-		return error_val(b, n->loc, _("a histogram can only be printed, indexed or "
-					      "iterated with foreach"));
+		return body_error(b, n->loc, _("a histogram can only be printed, indexed or "
+					       "iterated with foreach"));
 	case N_TARGET:
 	case N_CAST:
 	case N_AUTOCAST:
-		return ex_target(b, n);
+		return tx_target(b, n);
 	case N_ATVAR:
-		return ex_target(b, n);
+		return tx_target(b, n);
 	case N_TARGET_VARS:
-		return ex_target_vars(b, n);
+		return tx_target_vars(b, n);
 	case N_ENTRY:
-		return ex_entry(b, n);
+		return tx_entry(b, n);
 	case N_DEFINED:
-		return error_val(b, n->loc, _("@defined of this expression needs debug "
-					      "information to decide, which is not supported yet"));
+		return body_error(b, n->loc, _("@defined of this expression needs debug "
+					       "information to decide, which is not supported yet"));
 	case N_PROBEWRITE:
 		return val_num(0);
 	case N_PERF: {
 		/* as stap (pass 3 too): @perf is a sample for an aggregate */
 		if (n != perf_operand)
-			return error_val(b, n->loc, xsprintf(_("@perf(\"%s\") can only be used "
-							       "as the operand of '<<<'"), n->str));
+			return body_error(b, n->loc, xsprintf(_("@perf(\"%s\") can only be used "
+								"as the operand of '<<<'"), n->str));
 		/* pass 2 made sure a perf probe defines the counter, so the
 		 * perf family's runtime (tap_perf_counter) is in the module */
-		const char *t = tmp_long(b);
+		const char *t = body_tmp_long(b);
 		emit(b->e, "%s = tap_perf_counter(c, %s);", t, c_string(n->str));
 		return val_c(t, true);
 	}
@@ -1094,21 +941,21 @@ Val ex(Body *b, Node *n)
 			return val_num(0);
 		return val_c(xsprintf("((int64_t)(%s))", n->str), true);
 	case N_REGISTER:
-		return ex_register(b, n);
+		return tx_register(b, n);
 	case N_DEREF:
-		return ex_deref(b, n);
+		return tx_deref(b, n);
 	case N_EMBEDDED_EXPR:
 		return ex_embedded(b, n);
 	default:
-		return error_val(b, n->loc, xsprintf(_("a %s cannot be used as a value"),
-						     node_kind_names[n->kind]));
+		return body_error(b, n->loc, xsprintf(_("a %s cannot be used as a value"),
+						      node_kind_names[n->kind]));
 	}
 }
 
 /* An expression statement: post-increments need no old value. */
-Val ex_void(Body *b, Node *n)
+Val expr_eval_void(Body *b, Node *n)
 {
 	if (n && n->kind == N_POSTINC)
 		return ex_incdec(b, n, true);
-	return ex(b, n);
+	return expr_eval(b, n);
 }

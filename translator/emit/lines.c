@@ -18,15 +18,26 @@
 #include "debuginfo/debuginfo.h"
 #include "families/probes.h"
 #include "families/family.h"
-#include "families/kprobe.h"
 
 #include <string.h>
+
+/* Whether the script calls one of names[] (usyms.c asks too). */
+bool lines_calls_any(Program *prog, const char *const *names, size_t n)
+{
+	for (int i = 0; i < prog->funcs.len; i++) {
+		Func *f = prog->funcs.data[i];
+		for (size_t j = 0; j < n; j++)
+			if (!strcmp(f->name, names[j]))
+				return true;
+	}
+	return false;
+}
 
 bool lines_wanted(Program *prog, bool user)
 {
 	static const char *const k[] = { "symfile", "symline", "symfileline" };
 	static const char *const u[] = { "usymfile", "usymline", "usymfileline" };
-	return user ? prog_calls_any(prog, u, 3) : prog_calls_any(prog, k, 3);
+	return user ? lines_calls_any(prog, u, 3) : lines_calls_any(prog, k, 3);
 }
 
 static void put_c_string(StrBuf *sb, const char *s)
@@ -43,7 +54,7 @@ static void put_c_string(StrBuf *sb, const char *s)
 
 /* rows (DiLineRow *) as tap_lfile_TAG[] and tap_line_TAG[], addresses
  * less base; how many rows. */
-int emit_line_rows(StrBuf *out, const char *tag, Vec rows, uint64_t base)
+int lines_rows(StrBuf *out, const char *tag, Vec rows, uint64_t base)
 {
 	if (!rows.len)
 		return 0;
@@ -99,15 +110,11 @@ static Vec kernel_functions(Program *prog)
 	for (int i = 0; i < prog->probes.len; i++) {
 		Probe *p = prog->probes.data[i];
 		ResolvedPoint *rp = p->rp;
-		if (!rp || !rp->family || strcmp(rp->family->name, "kernel.function"))
-			continue;
-		KernelPointData *d = rp->data;
-		if (!d || !d->difunc)
-			continue;
-		const DiFunction *f = d->difunc;
-		if (f->inlined || d->pc < f->low_pc || d->pc >= f->high_pc)
-			f = di_function_at(d->module, d->pc);
-		add_kfunc(&fs, d->module, f);
+		const char *module;
+		const DiFunction *f;
+		if (rp && rp->family && rp->family->kernel_function_of &&
+		    rp->family->kernel_function_of(rp, &module, &f))
+			add_kfunc(&fs, module, f);
 	}
 	for (int i = 0; i < sess.debug_modules.len; i++) {
 		const char *m = sess.debug_modules.data[i];
@@ -123,7 +130,7 @@ static Vec kernel_functions(Program *prog)
 	return fs;
 }
 
-void emit_klines(Emitter *e, Program *prog)
+void lines_emit_kernel(Emitter *e, Program *prog)
 {
 	if (!lines_wanted(prog, false))
 		return;
@@ -135,7 +142,7 @@ void emit_klines(Emitter *e, Program *prog)
 	for (int i = 0; i < fs.len; i++) {
 		KFunc *k = fs.data[i];
 		Vec rows = di_line_rows(k->module, k->f->low_pc, k->f->high_pc);
-		if (emit_line_rows(out, xsprintf("k%d", kept.len), rows, k->f->low_pc))
+		if (lines_rows(out, xsprintf("k%d", kept.len), rows, k->f->low_pc))
 			vec_push(&kept, k);
 	}
 	if (!kept.len) {

@@ -1,10 +1,10 @@
 /* module.c - pass 3: the module's C file.
  *
- * This file holds the C names of script things, and the
- * layout of the whole file (see emit.h): globals, frames, the bodies that
- * stmt.c/expr.c write, begin/end/error runners, the start and
- * stop hooks the transport calls, and the display of globals that were
- * written but never read.
+ * This file holds the layout of the whole file (see emit.h): globals,
+ * frames, the bodies that stmt.c/expr.c write, begin/end/error runners,
+ * the start and stop hooks the transport calls, and the display of
+ * globals that were written but never read.  It is the top of pass 3:
+ * only main calls it (translate_program), and no file of emit/ calls it.
  */
 #include "emit_priv.h"
 #include "build.h"
@@ -15,112 +15,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* ================= C names ================= */
-
-typedef struct NameEntry {
-	const void *key;
-	const char *name;
-} NameEntry;
-
-static bool name_taken(Emitter *e, const char *n)
-{
-	for (int i = 0; i < e->used_names.len; i++)
-		if (vec_get(&e->used_names, i) == n)
-			return true;
-	return false;
-}
-
-/* A unique name for key (a Var or Func), made once. */
-static const char *unique_name(Emitter *e, const void *key, const char *prefix,
-			       const char *base)
-{
-	for (int i = 0; i < e->names.len; i++) {
-		NameEntry *ne = vec_get(&e->names, i);
-		if (ne->key == key)
-			return ne->name;
-	}
-	const char *n = intern(xsprintf("%s%s", prefix, base));
-	for (int k = 2; name_taken(e, n); k++)
-		n = intern(xsprintf("%s%s_%d", prefix, base, k));
-	vec_push(&e->used_names, (void *)n);
-	NameEntry *ne = NEW(NameEntry);
-	ne->key = key;
-	ne->name = n;
-	vec_push(&e->names, ne);
-	return n;
-}
-
-const char *var_cname(Emitter *e, Var *v)
-{
-	if (v->scope == VS_GLOBAL)
-		return unique_name(e, v, "tapg_", v->name);
-	return xsprintf("v_%s", v->name);
-}
-
-const char *var_ref(Emitter *e, Var *v)
-{
-	if (v->scope == VS_GLOBAL)
-		return xsprintf("%s.v", var_cname(e, v));
-	return xsprintf("l->%s", var_cname(e, v));
-}
-
-const char *func_cname(Emitter *e, Func *f)
-{
-	return unique_name(e, f, "tapf_", f->name);
-}
-
-/* ================= bodies: bookkeeping ================= */
-
-void body_use_global(Body *b, Var *v, bool write)
-{
-	for (int i = 0; i < b->uses.len; i++) {
-		GlobalUse *u = vec_get(&b->uses, i);
-		if (u->var == v) {
-			u->write |= write;
-			return;
-		}
-	}
-	GlobalUse *u = NEW(GlobalUse);
-	u->var = v;
-	u->write = write;
-	vec_push(&b->uses, u);
-}
-
-void body_add_local(Body *b, Var *v)
-{
-	for (int i = 0; i < b->locals.len; i++)
-		if (vec_get(&b->locals, i) == v)
-			return;
-	vec_push(&b->locals, v);
-}
-
-Label *new_label(Body *b, const char *stem)
-{
-	Label *l = NEW(Label);
-	l->name = xsprintf("%s_%d", stem, b->nlabels++);
-	return l;
-}
-
-void emit_label(Emitter *e, Label *l)
-{
-	if (!l->used)
-		return;
-	/* labels sit at the outer indentation, as kernel code has them */
-	sb_printf(e->out, "%s: ;\n", l->name);
-}
-
-const char *goto_label(Label *l)
-{
-	l->used = true;
-	return xsprintf("goto %s;", l->name);
-}
-
-const char *err_goto(Body *b)
-{
-	return goto_label(vec_last(&b->errs));
-}
-
 /* ================= statistics specs ================= */
+
+/* Statistics of a global: what its histogram and @variance need. */
+typedef struct StatSpec {
+	int type;               /* 0 none, 1 log, 2 linear */
+	int64_t start, stop, interval;
+	int var_shift;
+	Loc loc;                /* where it was decided */
+	bool set_hist, set_shift;
+} StatSpec;
 
 typedef struct SpecEntry {
 	Var *var;
@@ -129,9 +33,8 @@ typedef struct SpecEntry {
 
 static Vec spec_table;   /* SpecEntry * */
 
-StatSpec *global_stat_spec(Emitter *e, Var *v)
+static StatSpec *global_stat_spec(Var *v)
 {
-	(void)e;
 	for (int i = 0; i < spec_table.len; i++) {
 		SpecEntry *s = vec_get(&spec_table, i);
 		if (s->var == v)
@@ -141,11 +44,6 @@ StatSpec *global_stat_spec(Emitter *e, Var *v)
 	s->var = v;
 	vec_push(&spec_table, s);
 	return &s->spec;
-}
-
-const char *stat_spec_ref(Emitter *e, Var *v)
-{
-	return xsprintf("&%s.%s->spec", var_cname(e, v), v->arity > 0 ? "m" : "s");
 }
 
 /* ================= the program ================= */
@@ -239,7 +137,7 @@ static void note_hist(Emitter *e, Node *n)
 	Var *v = n->lhs ? n->lhs->var : NULL;
 	if (!v)
 		return;
-	StatSpec *s = global_stat_spec(e, v);
+	StatSpec *s = global_stat_spec(v);
 	StatSpec want = { 0 };
 	want.type = !strcmp(n->op, "@hist_log") ? 1 : 2;
 	if (want.type == 2) {
@@ -295,7 +193,7 @@ static void note_variance(Emitter *e, Node *n)
 		emit_error_at(e, n->loc, _("the bit shift of @variance must be 0 to 62"));
 		return;
 	}
-	StatSpec *s = global_stat_spec(e, v);
+	StatSpec *s = global_stat_spec(v);
 	if (!s->set_shift) {
 		s->var_shift = (int)shift;
 		s->set_shift = true;
@@ -325,9 +223,9 @@ static void write_frame(Emitter *e, Body *b, Type ret)
 	for (int i = 0; i < b->locals.len; i++) {
 		Var *v = vec_get(&b->locals, i);
 		if (v->type == TY_STRING)
-			emit(e, "char %s[MAXSTRINGLEN];", var_cname(e, v));
+			emit(e, "char %s[MAXSTRINGLEN];", names_var(e, v));
 		else
-			emit(e, "int64_t %s;", var_cname(e, v));
+			emit(e, "int64_t %s;", names_var(e, v));
 	}
 	if (ret == TY_STRING)
 		emit(e, "char __retval[MAXSTRINGLEN];");
@@ -357,9 +255,9 @@ static void write_local_init(Emitter *e, Body *b, Func *f, const char *l)
 		if (v->scope == VS_PARAM)
 			continue;
 		if (v->type == TY_STRING)
-			emit(e, "%s->%s[0] = '\\0';", l, var_cname(e, v));
+			emit(e, "%s->%s[0] = '\\0';", l, names_var(e, v));
 		else
-			emit(e, "%s->%s = 0;", l, var_cname(e, v));
+			emit(e, "%s->%s = 0;", l, names_var(e, v));
 	}
 	if (f && f->type == TY_STRING)
 		emit(e, "%s->__retval[0] = '\\0';", l);
@@ -434,7 +332,7 @@ static int write_lock_table(Unit *u, Body *b)
 	emit_open(e, "static const struct tap_lock_req locks[] = {");
 	for (int i = 0; i < nglob; i++)
 		if (acc[i].var)
-			emit(e, "{ &%s.lock, %s },", var_cname(e, acc[i].var),
+			emit(e, "{ &%s.lock, %s },", names_var(e, acc[i].var),
 			     acc[i].write ? "true" : "false");
 	emit_close(e, "};");
 	return n;
@@ -448,7 +346,7 @@ static const char *tap_type(Type t)
 static void write_global(Unit *u, Var *v)
 {
 	Emitter *e = &u->e;
-	const char *n = var_cname(e, v);
+	const char *n = names_var(e, v);
 	emit_line_directive(e, v->loc);
 	emit_open(e, "static struct {");
 	emit(e, "rwlock_t lock;");
@@ -466,7 +364,7 @@ static void write_global(Unit *u, Var *v)
 		if (v->init->kind == N_STRING && v->type == TY_STRING)
 			init = xsprintf(", .v = %s", c_string(v->init->str));
 		else if (number_arg(v->init, &num) && v->type == TY_LONG)
-			init = xsprintf(", .v = %s", long_lit(num));
+			init = xsprintf(", .v = %s", emit_long_lit(num));
 	}
 	emit_close(e, "} %s = { .lock = __RW_LOCK_UNLOCKED(%s.lock)%s };", n, n, init);
 }
@@ -505,12 +403,12 @@ static void write_module_params(Unit *u)
 		emit(e, "#ifndef %s", v->name);
 		if (v->type == TY_LONG) {
 			emit(e, "module_param_cb(%s, &tap_param_ops_long, &%s.v, 0);", v->name,
-			     var_cname(e, v));
+			     names_var(e, v));
 			/* in .modinfo, where taprun checks NAME=VALUE */
 			emit(e, "__MODULE_PARM_TYPE(%s, \"long\");", v->name);
 		} else {
 			emit(e, "module_param_string(%s, %s.v, MAXSTRINGLEN, 0);", v->name,
-			     var_cname(e, v));
+			     names_var(e, v));
 		}
 		emit(e, "#endif");
 	}
@@ -522,7 +420,7 @@ static void write_global_macros(Unit *u)
 	Emitter *e = &u->e;
 	for (int i = 0; i < u->prog->globals.len; i++) {
 		Var *v = vec_get(&u->prog->globals, i);
-		const char *n = var_cname(e, v);
+		const char *n = names_var(e, v);
 		if (v->type == TY_STATS)
 			continue;
 		if (v->arity <= 0) {
@@ -559,12 +457,12 @@ static void write_global_macros(Unit *u)
 
 static const char *spec_init(Emitter *e, Var *v)
 {
-	StatSpec *s = global_stat_spec(e, v);
+	StatSpec *s = global_stat_spec(v);
 	const char *type = s->type == 1 ? "TAP_HIST_LOG" : s->type == 2 ? "TAP_HIST_LINEAR"
 						       : "TAP_HIST_NONE";
 	return xsprintf("{ .type = %s, .start = %s, .stop = %s, .interval = %s, "
-			".var_shift = %d }", type, long_lit(s->start), long_lit(s->stop),
-			long_lit(s->interval), s->var_shift);
+			".var_shift = %d }", type, emit_long_lit(s->start), emit_long_lit(s->stop),
+			emit_long_lit(s->interval), s->var_shift);
 }
 
 /* tap_globals_create(): maps, statistics, regexes; tap_globals_free(). */
@@ -574,7 +472,7 @@ static void write_global_setup(Unit *u)
 	emit_func(e, "static void tap_globals_free(void)");
 	for (int i = 0; i < u->prog->globals.len; i++) {
 		Var *v = vec_get(&u->prog->globals, i);
-		const char *n = var_cname(e, v);
+		const char *n = names_var(e, v);
 		if (v->arity > 0) {
 			emit(e, "tap_map_destroy(%s.m);", n);
 			emit(e, "%s.m = NULL;", n);
@@ -597,7 +495,7 @@ static void write_global_setup(Unit *u)
 	emit_blank(e);
 	for (int i = 0; i < u->prog->globals.len; i++) {
 		Var *v = vec_get(&u->prog->globals, i);
-		const char *n = var_cname(e, v);
+		const char *n = names_var(e, v);
 		if (v->arity > 0) {
 			StrBuf kt = { 0 };
 			for (int k = 0; k < v->arity && k < 9; k++)
@@ -670,7 +568,7 @@ static void generate_func(Unit *u, Func *f, Body *b)
 	e->body = b;
 	e->out = &b->code;
 	e->indent = 1;
-	emit_body_block(b, f->body);
+	stmt_body_block(b, f->body);
 	e->body = NULL;
 }
 
@@ -688,12 +586,12 @@ static void generate_probe(Unit *u, EmitProbe *ep, Body *b)
 	ProbePoint *pp = p->points.len ? vec_get(&p->points, 0) : NULL;
 	if (pp && pp->condition) {
 		emit_line_directive(e, pp->condition->loc);
-		const char *cond = ex_cond(b, pp->condition);
+		const char *cond = expr_cond(b, pp->condition);
 		emit(e, "if (!(%s))", cond);
-		emit(e, "\t%s", goto_label(b->out));
+		emit(e, "\t%s", body_goto(b->out));
 	}
 	if (p->body)
-		emit_body_block(b, p->body);
+		stmt_body_block(b, p->body);
 	e->body = NULL;
 }
 
@@ -711,7 +609,7 @@ static void generate_entry(Unit *u, EmitProbe *ep, Body *pb, Body *b)
 		Node *n = vec_get(&pb->entries, i);
 		const char *f = xsprintf("((%s *)pdata)->e%d", ep->entry_type, i);
 		emit_line_directive(e, n->loc);
-		Val v = ex(b, n->lhs);
+		Val v = expr_eval(b, n->lhs);
 		if (n->type == TY_STRING)
 			emit(e, "tap_str_assign(%s, %s);", f, v.c);
 		else
@@ -731,7 +629,7 @@ static void write_embedded_func(Unit *u, Func *f, Body *b)
 	Emitter *e = &u->e;
 	for (int i = 0; i < f->params.len; i++) {
 		Var *v = vec_get(&f->params, i);
-		emit(e, "#define STAP_ARG_%s (__tap_l->%s)", v->name, var_cname(e, v));
+		emit(e, "#define STAP_ARG_%s (__tap_l->%s)", v->name, names_var(e, v));
 	}
 	if (f->type == TY_STRING) {
 		emit(e, "#define STAP_RETVALUE (__tap_l->__retval)");
@@ -780,7 +678,7 @@ static void write_script_func(Unit *u, Func *f, Body *b)
 	write_local_init(e, b, f, "l");
 	sb_putn(e->out, b->code.data, b->code.len);
 	emit_line_reset(e);
-	emit_label(e, b->out);
+	body_put_label(e, b->out);
 	emit(e, "return;");
 	emit_close(e, "}");
 	emit_blank(e);
@@ -804,7 +702,7 @@ static void write_probe_body(Unit *u, Body *b)
 	write_local_init(e, b, NULL, "l");
 	sb_putn(e->out, b->code.data, b->code.len);
 	emit_line_reset(e);
-	emit_label(e, b->out);
+	body_put_label(e, b->out);
 	if (nlocks)
 		emit(e, "tap_unlock_globals(c, locks, %d);", nlocks);
 	else
@@ -827,7 +725,7 @@ static void write_entry_body(Unit *u, Body *b)
 	}
 	sb_putn(e->out, b->code.data, b->code.len);
 	emit_line_reset(e);
-	emit_label(e, b->out);
+	body_put_label(e, b->out);
 	if (nlocks)
 		emit(e, "tap_unlock_globals(c, locks, %d);", nlocks);
 	else
@@ -1109,7 +1007,7 @@ static void generate_display(Unit *u)
 	e->indent = 1;
 	for (int i = 0; i < u->display.len; i++) {
 		Var *v = vec_get(&u->display, i);
-		const char *n = var_cname(e, v);
+		const char *n = names_var(e, v);
 		body_use_global(b, v, v->type == TY_STATS);
 		if (v->arity <= 0 && v->type == TY_LONG) {
 			emit(e, "tap_printf(\"%s=%%lld\\n\", (long long)%s.v);", v->name, n);
@@ -1139,7 +1037,7 @@ static void generate_display(Unit *u)
 			b->max_it = b->nit;
 		emit(e, "if (tap_map_iter_begin(c, %s, %s.m, NULL, 0, 0, -1, TAP_STAT_COUNT, -1))",
 		     it, n);
-		emit(e, "\t%s", goto_label(b->out));
+		emit(e, "\t%s", body_goto(b->out));
 		emit_open(e, "while (tap_map_iter_next(%s)) {", it);
 		emit(e, "tap_printf(\"%s[\");", v->name);
 		for (int k = 0; k < v->arity && k < 9; k++) {
@@ -1304,7 +1202,7 @@ static void generate_all(Unit *u)
 	Emitter *e = &u->e;
 	for (int i = 0; i < u->prog->funcs.len; i++) {
 		Func *f = vec_get(&u->prog->funcs, i);
-		vec_push(&u->funcs, new_body(func_cname(e, f)));
+		vec_push(&u->funcs, new_body(names_func(e, f)));
 	}
 	for (int i = 0; i < u->prog->funcs.len; i++) {
 		Func *f = vec_get(&u->prog->funcs, i);
@@ -1479,7 +1377,7 @@ static void write_file(Unit *u, StrBuf *fam_decls, StrBuf *file)
 		emit(e, "%s *l __maybe_unused = TAP_FRAME(c, %s);", b->frame, b->frame);
 		emit_blank(e);
 		sb_putn(e->out, b->code.data, b->code.len);
-		emit_label(e, b->out);
+		body_put_label(e, b->out);
 		emit(e, "return;");
 		emit_close(e, "}");
 		emit_blank(e);
@@ -1493,8 +1391,8 @@ static void write_file(Unit *u, StrBuf *fam_decls, StrBuf *file)
 	sb_putn(file, code.data, code.len);
 	emit_line_reset(e);
 
-	emit_usyms(e, u->prog);
-	emit_klines(e, u->prog);
+	usyms_emit(e, u->prog);
+	lines_emit_kernel(e, u->prog);
 	emit(e, "/* ---- the session ---- */");
 	write_global_setup(u);
 	write_runner(u, "tap_run_begin", &u->begins, "TAP_STATE_STARTING", "begin", false);

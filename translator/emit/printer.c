@@ -166,7 +166,7 @@ const char *emit_fresh_name(Emitter *e, const char *prefix)
 	return xsprintf("%s_%d", prefix, e->fresh++);
 }
 
-const char *long_lit(int64_t v)
+const char *emit_long_lit(int64_t v)
 {
 	if (v == INT64_MIN)
 		return "(-9223372036854775807LL - 1)";
@@ -175,7 +175,7 @@ const char *long_lit(int64_t v)
 	return xsprintf("%lldLL", (long long)v);
 }
 
-const char *loc_text(Loc loc, const char *what)
+const char *emit_loc_text(Loc loc, const char *what)
 {
 	if (!loc.file || loc.line <= 0)
 		return c_string(what);

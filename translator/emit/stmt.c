@@ -10,8 +10,7 @@
 
 #include <string.h>
 
-Val call_next_overload(Body *b, Func *f, Loc loc);
-void emit_embedded_stmt(Body *b, Node *n);
+static void stmt(Body *b, Node *n);
 
 static int count_actions(Node *n)
 {
@@ -34,7 +33,7 @@ static void charge(Body *b, int n)
 	if (n <= 0)
 		return;
 	emit(b->e, "if (tap_action(c, %d))", n);
-	emit(b->e, "\t%s", goto_label(b->out));
+	emit(b->e, "\t%s", body_goto(b->out));
 }
 
 /* The statements of a block (or one statement), without charging. */
@@ -53,7 +52,7 @@ static void contents(Body *b, Node *n)
 	}
 }
 
-void emit_body_block(Body *b, Node *n)
+void stmt_body_block(Body *b, Node *n)
 {
 	charge(b, count_actions(n));
 	contents(b, n);
@@ -67,7 +66,9 @@ static void block(Body *b, Node *n)
 	contents(b, n);
 }
 
-void end_iterators(Body *b, int down_to)
+/* End the map iterators of the loops from down_to out (a return or a
+ * next leaves them all). */
+static void end_iterators(Body *b, int down_to)
 {
 	for (int i = b->loops.len - 1; i >= down_to; i--) {
 		Loop *lp = vec_get(&b->loops, i);
@@ -97,7 +98,7 @@ static void loop_head(Body *b, Node *cond, Node *body)
 	Emitter *e = b->e;
 	charge(b, 1 + (body && body->kind == N_BLOCK ? count_actions(body) : 0));
 	if (cond) {
-		const char *c = ex_cond(b, cond);
+		const char *c = expr_cond(b, cond);
 		emit(e, "if (!(%s))", c);
 		emit(e, "\tbreak;");
 	}
@@ -113,7 +114,7 @@ static void st_while(Body *b, Node *n)
 	Emitter *e = b->e;
 	/* where a MAXACTION error in the loop is reported, unless a statement
 	 * in it names a place of its own */
-	emit(e, "c->last_stmt = %s;", loc_text(n->loc, "keyword 'while'"));
+	emit(e, "c->last_stmt = %s;", emit_loc_text(n->loc, "keyword 'while'"));
 	emit_open(e, "for (;;) {");
 	loop_head(b, n->cond, n->body);
 	push_loop(b, NULL, NULL);
@@ -126,18 +127,18 @@ static void st_for(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	if (n->init)
-		ex_void(b, n->init);
-	emit(e, "c->last_stmt = %s;", loc_text(n->loc, "keyword 'for'"));
+		expr_eval_void(b, n->init);
+	emit(e, "c->last_stmt = %s;", emit_loc_text(n->loc, "keyword 'for'"));
 	emit_open(e, "for (;;) {");
 	loop_head(b, n->cond, n->body);
-	Label *cont = n->incr ? new_label(b, "next") : NULL;
+	Label *cont = n->incr ? body_label(b, "next") : NULL;
 	push_loop(b, cont, NULL);
 	loop_body(b, n->body);
 	pop_loop(b);
 	if (cont)
-		emit_label(e, cont);
+		body_put_label(e, cont);
 	if (n->incr)
-		ex_void(b, n->incr);
+		expr_eval_void(b, n->incr);
 	emit_close(e, "}");
 }
 
@@ -165,9 +166,9 @@ static void set_loop_var(Body *b, Node *sym, Type t, const char *value)
 	else
 		body_add_local(b, v);
 	if (t == TY_STRING)
-		emit(b->e, "tap_str_assign(%s, %s);", var_ref(b->e, v), value);
+		emit(b->e, "tap_str_assign(%s, %s);", names_var_ref(b->e, v), value);
 	else
-		emit(b->e, "%s = %s;", var_ref(b->e, v), value);
+		emit(b->e, "%s = %s;", names_var_ref(b->e, v), value);
 }
 
 static void foreach_hist(Body *b, Node *n)
@@ -181,16 +182,16 @@ static void foreach_hist(Body *b, Node *n)
 					   "a statistics aggregate"));
 		return;
 	}
-	const char *d = stat_data(b, h->lhs);
-	const char *i = tmp_long(b);
+	const char *d = expr_stat_data(b, h->lhs);
+	const char *i = body_tmp_long(b);
 	const char *lim = NULL;
 	if (n->limit) {
-		lim = tmp_long(b);
-		emit(e, "%s = %s;", lim, ex(b, n->limit).c);
+		lim = body_tmp_long(b);
+		emit(e, "%s = %s;", lim, expr_eval(b, n->limit).c);
 	}
 	(void)d;
 	emit_open(e, "for (%s = 0; %s < tap_hist_nbuckets(%s); %s++) {", i, i,
-		  stat_spec_ref(e, v), i);
+		  names_stat_spec(e, v), i);
 	if (lim) {
 		emit(e, "if (%s >= 0 && %s >= %s)", lim, i, lim);
 		emit(e, "\tbreak;");
@@ -220,8 +221,8 @@ static void st_foreach(Body *b, Node *n)
 	unsigned wild = 0;
 	const char *keys = "NULL";
 	if (n->slice.len)
-		keys = fill_keys(b, arr, &n->slice, &wild);
-	const char *limit = n->limit ? ex(b, n->limit).c : "-1";
+		keys = expr_fill_keys(b, arr, &n->slice, &wild);
+	const char *limit = n->limit ? expr_eval(b, n->limit).c : "-1";
 	int col = 0, dir = 0;
 	if (n->sort_dir) {
 		dir = n->sort_dir;
@@ -230,10 +231,10 @@ static void st_foreach(Body *b, Node *n)
 	const char *it = xsprintf("&l->it[%d]", b->nit++);
 	if (b->nit > b->max_it)
 		b->max_it = b->nit;
-	emit(e, "c->last_stmt = %s;", loc_text(n->loc, "keyword 'foreach'"));
+	emit(e, "c->last_stmt = %s;", emit_loc_text(n->loc, "keyword 'foreach'"));
 	emit(e, "if (tap_map_iter_begin(c, %s, %s.m, %s, 0x%x, %d, %d, %s, %s))", it,
-	     var_cname(e, arr), keys, wild, col, dir, stat_op_const(n->op), limit);
-	emit(e, "\t%s", err_goto(b));
+	     names_var(e, arr), keys, wild, col, dir, stat_op_const(n->op), limit);
+	emit(e, "\t%s", body_err_goto(b));
 	emit_open(e, "while (tap_map_iter_next(%s)) {", it);
 	charge(b, 1 + (n->body && n->body->kind == N_BLOCK ? count_actions(n->body) : 0));
 	for (int i = 0; i < n->args.len && i < 9; i++) {
@@ -271,15 +272,15 @@ static void st_delete(Body *b, Node *n)
 			body_use_global(b, v, true);
 		else
 			body_add_local(b, v);
-		const char *n2 = var_cname(e, v);
+		const char *n2 = names_var(e, v);
 		if (v->arity > 0)
 			emit(e, "tap_map_clear(%s.m);", n2);
 		else if (v->type == TY_STATS)
 			emit(e, "tap_stat_clear(%s.s);", n2);
 		else if (v->type == TY_STRING)
-			emit(e, "%s[0] = '\\0';", var_ref(e, v));
+			emit(e, "%s[0] = '\\0';", names_var_ref(e, v));
 		else
-			emit(e, "%s = 0;", var_ref(e, v));
+			emit(e, "%s = 0;", names_var_ref(e, v));
 		return;
 	}
 	if (t->kind == N_INDEX && !(t->base && t->base->kind == N_HIST)) {
@@ -291,11 +292,11 @@ static void st_delete(Body *b, Node *n)
 		}
 		body_use_global(b, v, true);
 		unsigned wild;
-		const char *k = fill_keys(b, v, &t->args, &wild);
+		const char *k = expr_fill_keys(b, v, &t->args, &wild);
 		if (wild)
-			emit(e, "tap_map_delete_match(%s.m, %s, 0x%x);", var_cname(e, v), k, wild);
+			emit(e, "tap_map_delete_match(%s.m, %s, 0x%x);", names_var(e, v), k, wild);
 		else
-			emit(e, "tap_map_delete(%s.m, %s);", var_cname(e, v), k);
+			emit(e, "tap_map_delete(%s.m, %s);", names_var(e, v), k);
 		return;
 	}
 	emit_error_at(e, t->loc, _("only variables, arrays and array elements can be "
@@ -305,8 +306,8 @@ static void st_delete(Body *b, Node *n)
 static void st_try(Body *b, Node *n)
 {
 	Emitter *e = b->e;
-	Label *catch = new_label(b, "catch");
-	Label *done = new_label(b, "try_end");
+	Label *catch = body_label(b, "catch");
+	Label *done = body_label(b, "try_end");
 	vec_push(&b->errs, catch);
 	emit_open(e, "{   /* try */");
 	block(b, n->body);
@@ -314,24 +315,24 @@ static void st_try(Body *b, Node *n)
 	vec_pop(&b->errs);
 	if (!catch->used)
 		return;   /* nothing in it can fail */
-	emit(e, "%s", goto_label(done));
-	emit_label(e, catch);
+	emit(e, "%s", body_goto(done));
+	body_put_label(e, catch);
 	/* abort() and MAXACTION are not for catch blocks */
 	emit(e, "if (c->aborted || c->actions > c->action_limit)");
-	emit(e, "\t%s", err_goto(b));
+	emit(e, "\t%s", body_err_goto(b));
 	if (n->catch_var && n->catch_var->var) {
 		Var *v = n->catch_var->var;
 		if (v->scope == VS_GLOBAL)
 			body_use_global(b, v, true);
 		else
 			body_add_local(b, v);
-		emit(e, "tap_str_assign(%s, c->last_error);", var_ref(e, v));
+		emit(e, "tap_str_assign(%s, c->last_error);", names_var_ref(e, v));
 	}
 	emit(e, "tap_error_clear(c);");
 	emit_open(e, "{   /* catch */");
 	block(b, n->els);
 	emit_close(e, "}");
-	emit_label(e, done);
+	body_put_label(e, done);
 }
 
 static void st_return(Body *b, Node *n)
@@ -343,7 +344,7 @@ static void st_return(Body *b, Node *n)
 		return;
 	}
 	if (n->lhs) {
-		Val v = ex(b, n->lhs);
+		Val v = expr_eval(b, n->lhs);
 		if (f->type == TY_STRING) {
 			if (strcmp(v.c, "l->__retval"))
 				emit(e, "tap_str_assign(l->__retval, %s);", v.c);
@@ -352,21 +353,21 @@ static void st_return(Body *b, Node *n)
 		}
 	}
 	end_iterators(b, 0);
-	emit(e, "%s", goto_label(b->out));
+	emit(e, "%s", body_goto(b->out));
 }
 
 static void st_next(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	if (b->func) {
-		Val r = call_next_overload(b, b->func, n->loc);
+		Val r = expr_next_overload(b, b->func, n->loc);
 		if (b->func->type == TY_STRING)
 			emit(e, "tap_str_assign(l->__retval, %s);", r.c);
 		else if (b->func->type == TY_LONG)
 			emit(e, "l->__retval = %s;", r.c);
 	}
 	end_iterators(b, 0);
-	emit(e, "%s", goto_label(b->out));
+	emit(e, "%s", body_goto(b->out));
 }
 
 static void st_continue(Body *b, Node *n)
@@ -377,12 +378,12 @@ static void st_continue(Body *b, Node *n)
 	}
 	Loop *lp = vec_last(&b->loops);
 	if (lp->cont)
-		emit(b->e, "%s", goto_label(lp->cont));
+		emit(b->e, "%s", body_goto(lp->cont));
 	else
 		emit(b->e, "continue;");
 }
 
-void stmt(Body *b, Node *n)
+static void stmt(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	int nl = b->nlong, ns = b->nstr, nk = b->nkey;
@@ -397,9 +398,9 @@ void stmt(Body *b, Node *n)
 	case N_EXPR_STMT:
 		/* %{ code %} whose value nobody takes: C statements as they are */
 		if (n->lhs && n->lhs->kind == N_EMBEDDED_EXPR)
-			emit_embedded_stmt(b, n->lhs);
+			expr_embedded_stmt(b, n->lhs);
 		else if (n->lhs)
-			ex_void(b, n->lhs);
+			expr_eval_void(b, n->lhs);
 		break;
 	case N_IF: {
 		Node *c = n->cond;
@@ -407,7 +408,7 @@ void stmt(Body *b, Node *n)
 			block(b, c->num ? n->then : n->els);
 			break;
 		}
-		const char *cc = ex_cond(b, c);
+		const char *cc = expr_cond(b, c);
 		emit_open(e, "if (%s) {", cc);
 		block(b, n->then);
 		if (n->els) {
@@ -449,11 +450,11 @@ void stmt(Body *b, Node *n)
 		st_try(b, n);
 		break;
 	case N_EMBEDDED:
-		emit_embedded_stmt(b, n);
+		expr_embedded_stmt(b, n);
 		break;
 	default:
 		/* an expression where a statement was expected */
-		ex_void(b, n);
+		expr_eval_void(b, n);
 		break;
 	}
 	b->nlong = nl;

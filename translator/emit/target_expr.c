@@ -156,7 +156,7 @@ static Val *path_indexes(Body *b, Vec *comps)
 		Component *c = vec_get(comps, i);
 		nodes[i] = c->kind == COMP_INDEX ? c->index : NULL;
 	}
-	ex_list(b, nodes, comps->len, vals);
+	expr_list(b, nodes, comps->len, vals);
 	return vals;
 }
 
@@ -196,7 +196,7 @@ static const char *path_base(Body *b, Node *n, const char **ptype)
 			return NULL;
 		}
 	}
-	Val base = ex(b, n->lhs);
+	Val base = expr_eval(b, n->lhs);
 	return xsprintf("(unsigned long)(%s)", base.c);
 }
 
@@ -204,19 +204,19 @@ static Val ex_tpath(Body *b, Node *n);
 static Val write_tpath(Body *b, Node *lhs, Val r);
 static Val ex_tpath_vars(Body *b, Node *n);
 
-Val ex_target(Body *b, Node *n)
+Val tx_target(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	if (n->tpath)
 		return ex_tpath(b, n);
 	if (n->kind == N_ATVAR)
-		return error_val(b, n->loc, _("@var needs kernel debug information, which is "
-					      "not supported yet"));
+		return body_error(b, n->loc, _("@var needs kernel debug information, which is "
+					       "not supported yet"));
 	if (n->deref)
-		return error_val(b, n->loc, _("pretty-printing with '$' or '$$' needs debug "
-					      "information, which is not supported yet"));
+		return body_error(b, n->loc, _("pretty-printing with '$' or '$$' needs debug "
+					       "information, which is not supported yet"));
 	if (b->entry == false && b->ep == NULL && n->kind == N_TARGET)
-		return error_val(b, n->loc, _("context variables are only available in probes"));
+		return body_error(b, n->loc, _("context variables are only available in probes"));
 	/* a plain context variable */
 	if (n->kind == N_TARGET && !n->comps.len) {
 		const CtxVar *cv = target_ctx_var(b, n);
@@ -225,22 +225,22 @@ Val ex_target(Body *b, Node *n)
 			return val_num(0);
 		}
 		if (cv->write_only)
-			return error_val(b, n->loc, xsprintf(_("context variable '%s' can only be "
-							       "written"), n->name));
+			return body_error(b, n->loc, xsprintf(_("context variable '%s' can only be "
+								"written"), n->name));
 		const char *x = family_ctx_expr(b->ep, cv, false);
 		if (!x)
-			return error_val(b, n->loc, xsprintf(_("context variable '%s' cannot be "
-							       "read in '%s' probes yet"), n->name,
-							     b->ep->rp->family->name));
+			return body_error(b, n->loc, xsprintf(_("context variable '%s' cannot be "
+								"read in '%s' probes yet"), n->name,
+							      b->ep->rp->family->name));
 		if (n->addressof)
-			return error_val(b, n->loc, _("'&' of a context variable needs debug "
-						      "information"));
+			return body_error(b, n->loc, _("'&' of a context variable needs debug "
+						       "information"));
 		if (cv->type == TY_STRING) {
-			const char *s = tmp_str(b);
+			const char *s = body_tmp_str(b);
 			emit(e, "tap_str_assign(%s, %s);", s, x);
 			return val_c(s, true);
 		}
-		const char *t = tmp_long(b);
+		const char *t = body_tmp_long(b);
 		emit(e, "%s = (int64_t)(%s);", t, x);
 		return val_c(t, true);
 	}
@@ -252,11 +252,11 @@ Val ex_target(Body *b, Node *n)
 	const char *rd, *what;
 	reader_of(b, n, &rd, &what);
 	Val *idx = path_indexes(b, &n->comps);
-	const char *t = tmp_long(b);
+	const char *t = body_tmp_long(b);
 	const char *err = ((Label *)vec_last(&b->errs))->name;
 	((Label *)vec_last(&b->errs))->used = true;
-	where(b, n->loc, n->kind == N_CAST ? "operator '@cast'" :
-		  xsprintf("identifier '%s'", n->name ? n->name : "->"));
+	body_where(b, n->loc, n->kind == N_CAST ? "operator '@cast'" :
+		       xsprintf("identifier '%s'", n->name ? n->name : "->"));
 	emit_open(e, "{");
 	emit(e, "%s p0 = (%s)%s;", ptype, ptype, base);
 	if (!n->comps.len) {
@@ -273,7 +273,7 @@ Val ex_target(Body *b, Node *n)
 	return val_c(t, true);
 }
 
-Val write_target(Body *b, Node *lhs, Val r)
+Val tx_write(Body *b, Node *lhs, Val r)
 {
 	Emitter *e = b->e;
 	if (lhs->tpath)
@@ -282,13 +282,13 @@ Val write_target(Body *b, Node *lhs, Val r)
 	if (lhs->kind == N_TARGET && !lhs->comps.len) {
 		const CtxVar *cv = target_ctx_var(b, lhs);
 		if (!cv || !cv->writable)
-			return error_val(b, lhs->loc, xsprintf(_("context variable '%s' cannot be "
-								 "written"), lhs->name));
+			return body_error(b, lhs->loc, xsprintf(_("context variable '%s' cannot be "
+								  "written"), lhs->name));
 		const char *x = family_ctx_expr(b->ep, cv, true);
 		if (!x)
-			return error_val(b, lhs->loc, xsprintf(_("context variable '%s' cannot be "
-								 "written in '%s' probes yet"),
-							       lhs->name, b->ep->rp->family->name));
+			return body_error(b, lhs->loc, xsprintf(_("context variable '%s' cannot be "
+								  "written in '%s' probes yet"),
+								lhs->name, b->ep->rp->family->name));
 		if (cv->type == TY_STRING)
 			emit(e, "tap_str_assign(%s, %s);", x, r.c);
 		else
@@ -306,7 +306,7 @@ Val write_target(Body *b, Node *lhs, Val r)
 	const char *err = ((Label *)vec_last(&b->errs))->name;
 	((Label *)vec_last(&b->errs))->used = true;
 	bool user = !strcmp(rd, "tap_read_user");
-	where(b, lhs->loc, "operator '='");
+	body_where(b, lhs->loc, "operator '='");
 	emit_open(e, "{");
 	emit(e, "%s p0 = (%s)%s;", ptype, ptype, base);
 	const char *x = lhs->comps.len ? path_steps(b, "p0", &lhs->comps, idx, rd, what, err)
@@ -322,21 +322,21 @@ Val write_target(Body *b, Node *lhs, Val r)
 	return r;
 }
 
-Val append_target(Body *b, Node *lhs, Val r)
+Val tx_append(Body *b, Node *lhs, Val r)
 {
 	Emitter *e = b->e;
 	const CtxVar *cv = target_ctx_var(b, lhs);
 	if (!cv || !cv->writable || cv->type != TY_STRING)
-		return write_target(b, lhs, r);   /* reports the error */
+		return tx_write(b, lhs, r);   /* reports the error */
 	if (!cv->appendable) {
-		Val cur = ex_target(b, lhs);
-		const char *s = tmp_str(b);
+		Val cur = tx_target(b, lhs);
+		const char *s = body_tmp_str(b);
 		emit(e, "tap_str_concat(%s, %s, %s);", s, cur.c, r.c);
-		return write_target(b, lhs, val_c(s, true));
+		return tx_write(b, lhs, val_c(s, true));
 	}
 	const char *x = family_ctx_expr(b->ep, cv, true);
 	if (!x)
-		return write_target(b, lhs, r);
+		return tx_write(b, lhs, r);
 	b->effects++;
 	emit_open(e, "{");
 	emit(e, "char *w = %s;", x);
@@ -345,15 +345,15 @@ Val append_target(Body *b, Node *lhs, Val r)
 	return r;
 }
 
-Val ex_target_vars(Body *b, Node *n)
+Val tx_target_vars(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	if (n->tpath)
 		return ex_tpath_vars(b, n);
 	ResolvedPoint *rp = b->ep ? b->ep->rp : NULL;
 	if (!rp)
-		return error_val(b, n->loc, xsprintf(_("'%s' is only available in probes"),
-						     n->name));
+		return body_error(b, n->loc, xsprintf(_("'%s' is only available in probes"),
+						      n->name));
 	const char *which = n->name ? n->name : "$$vars";
 	bool want_return = strstr(which, "return") != NULL;
 	bool want_locals = strstr(which, "locals") != NULL;
@@ -370,24 +370,24 @@ Val ex_target_vars(Body *b, Node *n)
 		const char *x = family_ctx_expr(b->ep, cv, false);
 		if (!x)
 			continue;
-		fmt_item_lit(&items, xsprintf("%s%s=", items.len ? " " : "",
-					      cv->parms_name ? cv->parms_name : cv->name));
+		printf_lit(&items, xsprintf("%s%s=", items.len ? " " : "",
+					    cv->parms_name ? cv->parms_name : cv->name));
 		Node *fake = node_new(N_NUMBER, n->loc);
 		fake->type = cv->type;
 		Val *v = NEW(Val);
 		if (cv->type == TY_STRING) {
 			*v = val_c(x, false);
-			fmt_item_lit(&items, "\"");
-			fmt_item_conv(&items, FMT_STRING);
-			fmt_item_lit(&items, "\"");
+			printf_lit(&items, "\"");
+			printf_conv(&items, FMT_STRING);
+			printf_lit(&items, "\"");
 		} else {
 			*v = val_c(xsprintf("(int64_t)(%s)", x), false);
-			fmt_item_conv(&items, FMT_HEX)->flags = FMT_ALT;
+			printf_conv(&items, FMT_HEX)->flags = FMT_ALT;
 		}
 		vec_push(&nodes, fake);
 		vec_push(&vals, v);
 	}
-	const char *s = tmp_str(b);
+	const char *s = body_tmp_str(b);
 	if (!items.len) {
 		emit(e, "%s[0] = '\\0';", s);
 		return val_c(s, true);
@@ -395,14 +395,14 @@ Val ex_target_vars(Body *b, Node *n)
 	Val *va = xalloc(sizeof(Val) * vals.len);
 	for (int i = 0; i < vals.len; i++)
 		va[i] = *(Val *)vec_get(&vals, i);
-	print_items(b, &items, (Node **)nodes.data, va, vals.len, s, n->loc);
+	printf_items(b, &items, (Node **)nodes.data, va, vals.len, s, n->loc);
 	return val_c(s, true);
 }
 
-Val ex_entry(Body *b, Node *n)
+Val tx_entry(Body *b, Node *n)
 {
 	if (b->entry)
-		return ex(b, n->lhs);
+		return expr_eval(b, n->lhs);
 	for (int i = 0; i < b->entries.len; i++) {
 		if (vec_get(&b->entries, i) != n)
 			continue;
@@ -411,20 +411,20 @@ Val ex_entry(Body *b, Node *n)
 		const char *f = xsprintf("((%s *)pdata)->e%d", b->ep->entry_type, i);
 		return val_c(f, false);
 	}
-	return error_val(b, n->loc, _("@entry is only available in .return probes"));
+	return body_error(b, n->loc, _("@entry is only available in .return probes"));
 }
 
-Val ex_register(Body *b, Node *n)
+Val tx_register(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	bool user = n->op && !strcmp(n->op, "@uregister");
 	ASSERT(n->str);   /* pass 2's register name */
 	const char *r = user ? "c->user_regs" : "c->regs";
-	const char *t = tmp_long(b);
-	where(b, n->loc, xsprintf("operator '%s'", n->op));
+	const char *t = body_tmp_long(b);
+	body_where(b, n->loc, xsprintf("operator '%s'", n->op));
 	emit_open(e, "if (!%s) {", r);
 	emit(e, "tap_error(c, \"no registers are available here\");");
-	emit(e, "%s", err_goto(b));
+	emit(e, "%s", body_err_goto(b));
 	emit_close(e, "}");
 	emit(e, "#ifdef CONFIG_X86_64");
 	emit(e, "%s = (int64_t)%s->%s;", t, r, n->str);
@@ -434,23 +434,23 @@ Val ex_register(Body *b, Node *n)
 	return val_c(t, true);
 }
 
-Val ex_deref(Body *b, Node *n)
+Val tx_deref(Body *b, Node *n)
 {
 	Emitter *e = b->e;
 	bool user = n->op && !strcmp(n->op, "@uderef");
 	ASSERT(n->args.len == 2);   /* pass 2 checked the size and the address */
 	Node *sz = vec_get(&n->args, 0);
-	Val a = ex(b, vec_get(&n->args, 1));
+	Val a = expr_eval(b, vec_get(&n->args, 1));
 	const char *ty = sz->num == 1 ? "u8" : sz->num == 2 ? "u16" : sz->num == 4 ? "u32" : "s64";
-	const char *t = tmp_long(b);
-	where(b, n->loc, xsprintf("operator '%s'", n->op));
+	const char *t = body_tmp_long(b);
+	body_where(b, n->loc, xsprintf("operator '%s'", n->op));
 	emit_open(e, "{");
 	emit(e, "%s v;", ty);
 	emit_open(e, "if (%s(&v, (void *)(unsigned long)(%s), sizeof(v))) {",
 		  user ? "tap_read_user" : "tap_read_kernel", a.c);
 	emit(e, "tap_error(c, \"%s read fault at 0x%%lx\", (unsigned long)(%s));",
 	     user ? "user" : "kernel", a.c);
-	emit(e, "%s", err_goto(b));
+	emit(e, "%s", body_err_goto(b));
 	emit_close(e, "}");
 	emit(e, "%s = v;", t);
 	emit_close(e, "}");
@@ -541,7 +541,7 @@ static bool pointer_base(Body *b, Node *n, Val *out)
 		*out = val_c(xsprintf("(u64)(%s)", x), false);
 		return true;
 	}
-	*out = ex(b, n->lhs);
+	*out = expr_eval(b, n->lhs);
 	return true;
 }
 
@@ -672,10 +672,10 @@ static Val ex_tpath(Body *b, Node *n)
 	if (tp->start == TP_POINTER && !pointer_base(b, n, &base))
 		return val_num(0);
 	Val *idx = path_indexes(b, &n->comps);
-	const char *t = tmp_long(b);
-	where(b, n->loc, n->kind == N_CAST ? "operator '@cast'" :
-		  n->kind == N_ATVAR ? "operator '@var'" :
-		  xsprintf("identifier '%s'", n->name ? n->name : "->"));
+	const char *t = body_tmp_long(b);
+	body_where(b, n->loc, n->kind == N_CAST ? "operator '@cast'" :
+		       n->kind == N_ATVAR ? "operator '@var'" :
+		       xsprintf("identifier '%s'", n->name ? n->name : "->"));
 	const char *err = err_label(b);
 	emit_open(e, "{");
 	PState st = emit_path(b, tp, base, idx, err);
@@ -694,7 +694,7 @@ static Val write_tpath(Body *b, Node *lhs, Val r)
 	if (tp->start == TP_POINTER && !pointer_base(b, lhs, &base))
 		return val_num(0);
 	Val *idx = path_indexes(b, &lhs->comps);
-	where(b, lhs->loc, "operator '='");
+	body_where(b, lhs->loc, "operator '='");
 	const char *err = err_label(b);
 	emit_open(e, "{");
 	PState st = emit_path(b, tp, base, idx, err);
@@ -751,7 +751,7 @@ static void pp_lit(Vec *items, const char *s)
 		last->lit_len = strlen(last->lit);
 		return;
 	}
-	fmt_item_lit(items, s);
+	printf_lit(items, s);
 }
 
 static void pp_emit(Pretty *pp, const char *fmt, ...) PRINTF(2, 3);
@@ -818,14 +818,14 @@ static void pp_string(Pretty *pp, const char *a, uint64_t n)
 	pp_emit(pp, "_tap_pp_string(%s, (unsigned long)(%s), %lld, %d);", s, a,
 		(long long)(n ? n + 1 : 0), pp->user);
 	pp_lit(&pp->items, "\"");
-	fmt_item_conv(&pp->items, FMT_STRING);
+	printf_conv(&pp->items, FMT_STRING);
 	pp_lit(&pp->items, "\"");
 	vec_push(&pp->args, xsprintf("TAP_ARG_STR(%s)", s));
 }
 
 static void pp_conv(Pretty *pp, FmtConv conv, char letter, int flags, const char *c)
 {
-	FmtDirective *d = fmt_item_conv(&pp->items, conv);
+	FmtDirective *d = printf_conv(&pp->items, conv);
 	d->letter = letter;
 	d->flags = flags;
 	vec_push(&pp->args, xsprintf("TAP_ARG_LONG(%s)", c));
@@ -1010,7 +1010,7 @@ static const PrinterFn *printer_fn(Emitter *e, const DiType *t, bool full, bool 
 	pp_value(&pp, t, in_memory ? "addr" : NULL, in_memory ? NULL : "value", true);
 	if (!pp.items.len)
 		pp_lit(&pp.items, "");
-	const char *tab = fmt_table_of(e, &pp.items);
+	const char *tab = printf_table(e, &pp.items);
 	StrBuf *d = &e->decls;
 	sb_printf(d, "/* pretty-print %s ('%s') */\n", di_type_text(t), full ? "$$" : "$");
 	sb_printf(d, "static noinline int %s(struct tap_context *c, char *dst, unsigned long addr,\n"
@@ -1035,8 +1035,8 @@ static const PrinterFn *printer_fn(Emitter *e, const DiType *t, bool full, bool 
 	return f;
 }
 
-const char *pretty_printer(Emitter *e, const DiType *t, bool full, bool user,
-			   bool in_memory)
+const char *tx_pretty_printer(Emitter *e, const DiType *t, bool full, bool user,
+			      bool in_memory)
 {
 	return printer_fn(e, t, full, user, in_memory)->name;
 }
@@ -1049,11 +1049,11 @@ static void pretty_into(Body *b, Node *n, TargetPath *tp, bool full, Val base,
 	Emitter *e = b->e;
 	(void)n;
 	need_tpath_macros(e);
-	Label *catch = new_label(b, "pp_error");
-	Label *done = new_label(b, "pp_done");
+	Label *catch = body_label(b, "pp_error");
+	Label *done = body_label(b, "pp_done");
 	vec_push(&b->errs, catch);
 	int nl = b->nlong, ns = b->nstr;
-	const char *where_t = tmp_long(b);
+	const char *where_t = body_tmp_long(b);
 	emit_open(e, "{");
 	PState st = emit_path(b, tp, base, idx, catch->name);
 	catch->used = true;
@@ -1063,12 +1063,12 @@ static void pretty_into(Body *b, Node *n, TargetPath *tp, bool full, Val base,
 	/* its temporaries are the frame's, after the ones in use */
 	const char *n0 = "NULL", *s0 = "NULL";
 	for (int i = 0; i < f->nl; i++) {
-		const char *t = tmp_long(b);
+		const char *t = body_tmp_long(b);
 		if (!i)
 			n0 = xsprintf("&%s", t);
 	}
 	for (int i = 0; i < f->ns; i++) {
-		const char *t = tmp_str(b);
+		const char *t = body_tmp_str(b);
 		if (!i)
 			s0 = xsprintf("&%s", t);
 	}
@@ -1080,13 +1080,13 @@ static void pretty_into(Body *b, Node *n, TargetPath *tp, bool full, Val base,
 	vec_pop(&b->errs);
 	b->nlong = nl;
 	b->nstr = ns;
-	emit(e, "%s", goto_label(done));
-	emit_label(e, catch);
+	emit(e, "%s", body_goto(done));
+	body_put_label(e, catch);
 	emit(e, "if (c->aborted || c->actions > c->action_limit)");
-	emit(e, "\t%s", err_goto(b));
+	emit(e, "\t%s", body_err_goto(b));
 	emit(e, "tap_error_clear(c);");
 	emit(e, "tap_str_assign(%s, \"ERROR\");", dst);
-	emit_label(e, done);
+	body_put_label(e, done);
 }
 
 static Val ex_pretty(Body *b, Node *n)
@@ -1096,8 +1096,8 @@ static Val ex_pretty(Body *b, Node *n)
 	if (tp->start == TP_POINTER && !pointer_base(b, n, &base))
 		return val_num(0);
 	Val *idx = path_indexes(b, &n->comps);
-	const char *s = tmp_str(b);
-	where(b, n->loc, xsprintf("identifier '%s'", n->name ? n->name : "$"));
+	const char *s = body_tmp_str(b);
+	body_where(b, n->loc, xsprintf("identifier '%s'", n->name ? n->name : "$"));
 	pretty_into(b, n, tp, n->deref && !strcmp(n->deref, "$$"), base, idx, s);
 	return val_c(s, true);
 }
@@ -1108,7 +1108,7 @@ static Val ex_tpath_vars(Body *b, Node *n)
 	Emitter *e = b->e;
 	TargetPath *all = n->tpath;
 	Vec items = { 0 }, nodes = { 0 }, vals = { 0 };
-	where(b, n->loc, xsprintf("identifier '%s'", n->name));
+	body_where(b, n->loc, xsprintf("identifier '%s'", n->name));
 	for (int i = 0; i < all->vars.len; i++) {
 		TargetPath *tp = vec_get(&all->vars, i);
 		const char *name = vec_get(&all->var_names, i);
@@ -1144,14 +1144,14 @@ static Val ex_tpath_vars(Body *b, Node *n)
 				if (!pointer_base(b, &fake, &base))
 					continue;
 			}
-			const char *str = tmp_str(b);
+			const char *str = body_tmp_str(b);
 			pretty_into(b, n, tp, !strcmp(n->deref, "$$"), base, NULL, str);
 			fake->type = TY_STRING;
 			*v = val_c(str, true);
-			fmt_item_conv(&items, FMT_STRING);
+			printf_conv(&items, FMT_STRING);
 		} else {
 			need_tpath_macros(e);
-			const char *t = tmp_long(b);
+			const char *t = body_tmp_long(b);
 			const char *err = err_label(b);
 			emit_open(e, "{");
 			PState st = emit_path(b, tp, val_num(0), NULL, err);
@@ -1160,13 +1160,13 @@ static Val ex_tpath_vars(Body *b, Node *n)
 			emit_close(e, "}");
 			fake->type = TY_LONG;
 			*v = val_c(t, true);
-			FmtDirective *d = fmt_item_conv(&items, FMT_HEX);
+			FmtDirective *d = printf_conv(&items, FMT_HEX);
 			d->flags = FMT_ALT;
 		}
 		vec_push(&nodes, fake);
 		vec_push(&vals, v);
 	}
-	const char *s = tmp_str(b);
+	const char *s = body_tmp_str(b);
 	if (!items.len) {
 		emit(e, "%s[0] = '\\0';", s);
 		return val_c(s, true);
@@ -1174,6 +1174,6 @@ static Val ex_tpath_vars(Body *b, Node *n)
 	Val *va = xalloc(sizeof(Val) * (vals.len ? vals.len : 1));
 	for (int i = 0; i < vals.len; i++)
 		va[i] = *(Val *)vec_get(&vals, i);
-	print_items(b, &items, (Node **)nodes.data, va, vals.len, s, n->loc);
+	printf_items(b, &items, (Node **)nodes.data, va, vals.len, s, n->loc);
 	return val_c(s, true);
 }

@@ -32,17 +32,6 @@ static const char *const unwind_users[] = {
 	"__tap_ustack_text", "__tap_ustack_print", "__tap_ustack_raw",
 };
 
-bool prog_calls_any(Program *prog, const char *const *names, size_t n)
-{
-	for (int i = 0; i < prog->funcs.len; i++) {
-		Func *f = prog->funcs.data[i];
-		for (size_t j = 0; j < n; j++)
-			if (!strcmp(f->name, names[j]))
-				return true;
-	}
-	return false;
-}
-
 static void add_object(Vec *objs, const char *path)
 {
 	path = intern(path);
@@ -201,8 +190,8 @@ static void emit_object(StrBuf *out, int idx, const char *path, bool unwind,
 		}
 		sb_puts(out, "};\n");
 	}
-	int nlines = lines ? emit_line_rows(out, xsprintf("u%d", idx),
-					    di_line_rows(path, 0, 0), 0) : 0;
+	int nlines = lines ? lines_rows(out, xsprintf("u%d", idx),
+					di_line_rows(path, 0, 0), 0) : 0;
 	f = object_facts(path);
 	sb_printf(out, "#define TAP_UOBJ_%d { \"", idx);
 	put_c_bytes(out, path);
@@ -224,7 +213,7 @@ static void emit_object(StrBuf *out, int idx, const char *path, bool unwind,
 		sb_puts(out, ", NULL, 0, NULL }\n");
 }
 
-Vec usyms_objects(Program *prog, bool warn)
+static Vec usyms_objects(Program *prog, bool warn)
 {
 	Vec objs = { 0 };
 	for (int i = 0; i < prog->probes.len; i++) {
@@ -252,11 +241,11 @@ Vec usyms_objects(Program *prog, bool warn)
 	return ok;
 }
 
-void emit_usyms(Emitter *e, Program *prog)
+void usyms_emit(Emitter *e, Program *prog)
 {
-	bool syms = prog_calls_any(prog, sym_users, sizeof sym_users / sizeof sym_users[0]);
-	bool unwind = prog_calls_any(prog, unwind_users,
-			       sizeof unwind_users / sizeof unwind_users[0]);
+	bool syms = lines_calls_any(prog, sym_users, sizeof sym_users / sizeof sym_users[0]);
+	bool unwind = lines_calls_any(prog, unwind_users,
+				       sizeof unwind_users / sizeof unwind_users[0]);
 	bool lines = lines_wanted(prog, true);
 	Vec objs = usyms_objects(prog, true);
 	if ((!syms && !unwind) || !objs.len)

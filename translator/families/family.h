@@ -78,6 +78,14 @@ struct ProbeFamily {
 	 * NULL hook: never. */
 	bool (*supports_entry)(const ResolvedPoint *rp);
 
+	/* ---- for pass 3's kernel line tables (emit/lines.c), so that it
+	 * names no family ---- */
+	/* The out-of-line kernel function debug information placed rp's
+	 * code in, and its module (NULL: the kernel itself); false when
+	 * there is none.  NULL hook: the family's points have none. */
+	bool (*kernel_function_of)(const ResolvedPoint *rp, const char **module,
+				   const DiFunction **func);
+
 	/* ---- what pass 2's general files (dvars.c, ctxvars.c,
 	 * optimize.c) ask of a family's points, so that they name no
 	 * family; NULL or false: the family has none of it ---- */

@@ -545,6 +545,23 @@ static bool kernel_function_debug_point(const ResolvedPoint *rp, DebugPoint *out
 	return false;
 }
 
+/* family.h's kernel_function_of: the function DWARF placed the point in,
+ * or, for an inlined instance (or a pc outside it), the out-of-line
+ * function the pc is in. */
+static bool kernel_function_of(const ResolvedPoint *rp, const char **module,
+			       const DiFunction **func)
+{
+	const KernelPointData *d = rp->data;
+	if (!d || !d->difunc)
+		return false;
+	const DiFunction *f = d->difunc;
+	if (f->inlined || d->pc < f->low_pc || d->pc >= f->high_pc)
+		f = di_function_at(d->module, d->pc);
+	*module = d->module;
+	*func = f;
+	return true;
+}
+
 const ProbeFamily family_kernel_function = {
 	.name = "kernel.function", .shapes = kernel_dwarf_shapes,
 	.untranslatable_shapes = kernel_dwarf_only_shapes,
@@ -555,5 +572,6 @@ const ProbeFamily family_kernel_function = {
 	.supports_entry = kprobe_supports_entry,
 	.debug_point = kernel_function_debug_point,
 	.debug_vars_only = true,
+	.kernel_function_of = kernel_function_of,
 };
 

@@ -6,6 +6,8 @@
  * Pass 2 calls loc_compile() to decide whether tapc can read a variable
  * (an operation it does not support is a pass-2 error at the $var); pass 3
  * calls it again for the text.  It is a pure function of its arguments.
+ * It sits with pass 2, below emit/, so that pass 2 never calls up into
+ * pass 3.
  */
 #include "tapc.h"
 #include "tpath.h"
