@@ -168,6 +168,7 @@ tapc_dist_files = \
 	probes/sys/sdt.h \
 	scripts/demo.stp \
 	scripts/install-deps.sh \
+	scripts/output-snapshot \
 	scripts/run-in-vm \
 	scripts/setup-and-demo.sh \
 	scripts/tapset-docs.awk \
@@ -1412,6 +1413,7 @@ tapc_dist_files = \
 	translator/preprocess.c \
 	translator/resolve.c \
 	translator/run.c \
+	translator/session.c \
 	translator/tapc.h \
 	translator/tapsets.c \
 	translator/target.c \
