@@ -1350,6 +1350,7 @@ tapc_dist_files = \
 	translator/ctxvars.c \
 	translator/debuginfo/btf.c \
 	translator/debuginfo/debuginfo.h \
+	translator/debuginfo/ditype.c \
 	translator/debuginfo/dwarf.c \
 	translator/debuginfo/elf.c \
 	translator/debuginfo/headers.c \
@@ -1401,6 +1402,8 @@ tapc_dist_files = \
 	translator/families/registry.c \
 	translator/families/timer.c \
 	translator/families/tracepoint.c \
+	translator/files.c \
+	translator/files.h \
 	translator/format.c \
 	translator/lex.c \
 	translator/lex.h \
@@ -1414,6 +1417,8 @@ tapc_dist_files = \
 	translator/resolve.c \
 	translator/run.c \
 	translator/session.c \
+	translator/sha256.c \
+	translator/sha256.h \
 	translator/tapc.h \
 	translator/tapsets.c \
 	translator/target.c \
