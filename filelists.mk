@@ -1353,13 +1353,19 @@ tapc_dist_files = \
 	translator/debuginfo/ditype.c \
 	translator/debuginfo/dwarf.c \
 	translator/debuginfo/elf.c \
+	translator/debuginfo/elfsections.c \
+	translator/debuginfo/elfsections.h \
 	translator/debuginfo/headers.c \
 	translator/debuginfo/kdebug.c \
 	translator/debuginfo/kheaders.c \
+	translator/debuginfo/kimages.c \
+	translator/debuginfo/kimages.h \
 	translator/debuginfo/kreaders.h \
 	translator/debuginfo/programs.c \
 	translator/debuginfo/symbols.c \
 	translator/debuginfo/tracepoints.c \
+	translator/debuginfo/unpack.c \
+	translator/debuginfo/unpack.h \
 	translator/debuginfo/uobjects.c \
 	translator/derive.c \
 	translator/diag.c \

@@ -18,6 +18,10 @@
  *   dwarf.c        the kernel's and modules' DWARF, through libdwfl/libdw,
  *                  with an index cached by build-id
  *   btf.c          the kernel's and modules' BTF, through libbpf
+ *   kimages.c      the target kernel's image and module files: where
+ *                  they are, their build-ids and .BTF sections (with
+ *                  elfsections.c, ELF sections, and unpack.c, xz, zstd
+ *                  and gzip)
  *   headers.c      types of user-space headers, from the DWARF of a small
  *                  object gcc compiles from them
  * and ditype.c, a DiType as text and without its typedefs, for all of
