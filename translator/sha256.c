@@ -77,7 +77,7 @@ void sha256_update(Sha256 *s, const void *data, size_t len)
 	}
 }
 
-void sha256_final(Sha256 *s, unsigned char digest[32])
+static void sha256_final(Sha256 *s, unsigned char digest[32])
 {
 	uint64_t bits = s->bytes * 8;
 	unsigned char pad = 0x80, len_be[8];

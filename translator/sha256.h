@@ -13,9 +13,8 @@ typedef struct Sha256 {
 
 void sha256_init(Sha256 *s);
 void sha256_update(Sha256 *s, const void *data, size_t len);
-void sha256_final(Sha256 *s, unsigned char digest[32]);
-/* The first `hex_len` (even, at most 64) hex digits of the digest, in
- * the arena. */
+/* Finish S: the first `hex_len` (even, at most 64) hex digits of its
+ * digest, in the arena. */
 const char *sha256_hex(Sha256 *s, int hex_len);
 
 /* A string and its terminator into S, so "ab"+"c" and "a"+"bc" hash apart. */

@@ -51,9 +51,6 @@ const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
 const DiType *dwarf_object_type(const DiModule *m, const char *name);
 /* True when f came from dwarf.c. */
 bool dwarf_owns(const DiFunction *f);
-/* Whether path's name matches glob as di_functions() matches files: the
- * whole path, or its last components ("read_write.c", "fs/r*.c"). */
-bool di_file_matches(const char *glob, const char *path);
 
 /* ---- btf.c: the kernel's BTF through libbpf ----
  *
