@@ -1358,15 +1358,22 @@ tapc_dist_files = \
 	translator/ctxvars.c \
 	translator/debuginfo/btf.c \
 	translator/debuginfo/debuginfo.h \
+	translator/debuginfo/ditype.c \
 	translator/debuginfo/dwarf.c \
 	translator/debuginfo/elf.c \
+	translator/debuginfo/elfsections.c \
+	translator/debuginfo/elfsections.h \
 	translator/debuginfo/headers.c \
 	translator/debuginfo/kdebug.c \
 	translator/debuginfo/kheaders.c \
+	translator/debuginfo/kimages.c \
+	translator/debuginfo/kimages.h \
 	translator/debuginfo/kreaders.h \
 	translator/debuginfo/programs.c \
 	translator/debuginfo/symbols.c \
 	translator/debuginfo/tracepoints.c \
+	translator/debuginfo/unpack.c \
+	translator/debuginfo/unpack.h \
 	translator/debuginfo/uobjects.c \
 	translator/derive.c \
 	translator/diag.c \
@@ -1423,6 +1430,8 @@ tapc_dist_files = \
 	translator/families/table.c \
 	translator/families/timer.c \
 	translator/families/tracepoint.c \
+	translator/files.c \
+	translator/files.h \
 	translator/format.c \
 	translator/lex.c \
 	translator/lex.h \
@@ -1436,6 +1445,9 @@ tapc_dist_files = \
 	translator/preprocess.c \
 	translator/resolve.c \
 	translator/run.c \
+	translator/session.c \
+	translator/sha256.c \
+	translator/sha256.h \
 	translator/tapc.h \
 	translator/tapsets.c \
 	translator/tapsets.h \

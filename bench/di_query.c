@@ -21,8 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-Session sess;
-
 static double now(void)
 {
 	struct timespec t;

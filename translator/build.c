@@ -7,10 +7,8 @@
 #include "debuginfo/debuginfo.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,25 +19,6 @@
 
 /* ================= files and folders ================= */
 
-bool is_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-bool hash_file(Sha256 *s, const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return false;
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		sha256_update(s, buf, n);
-	fclose(f);
-	return true;
-}
-
 static bool write_file(const char *path, const char *text)
 {
 	FILE *f = fopen(path, "w");
@@ -47,35 +26,6 @@ static bool write_file(const char *path, const char *text)
 		return false;
 	bool ok = fputs(text, f) >= 0;
 	return fclose(f) == 0 && ok;
-}
-
-bool copy_file(const char *from, const char *to)
-{
-	size_t len;
-	char *data = read_whole_file(from, &len);
-	return data && write_file_atomic(to, data, len);
-}
-
-/* Names in DIR that start with PREFIX and end with SUFFIX, sorted. */
-Vec list_dir(const char *dir, const char *prefix, const char *suffix)
-{
-	Vec v = { 0 };
-	DIR *d = opendir(dir);
-	if (!d)
-		return v;
-	size_t pl = strlen(prefix), sl = strlen(suffix);
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		size_t nl = strlen(e->d_name);
-		if (e->d_name[0] == '.' || nl < pl + sl || strncmp(e->d_name, prefix, pl) ||
-		    strcmp(e->d_name + nl - sl, suffix))
-			continue;
-		vec_push(&v, xstrdup(e->d_name));
-	}
-	closedir(d);
-	if (v.len)
-		vec_sort(&v, cmp_cstr_ptr);
-	return v;
 }
 
 /* Remove a build folder, or with -k say where it stays. */
@@ -88,34 +38,7 @@ static void finish_tmpdir(const char *dir)
 		remove_tree(dir);
 }
 
-/* ================= where things are ================= */
-
-const char *runtime_source_dir(void)
-{
-	static const char *dir;
-	if (dir)
-		return dir;
-	if (sess.runtime_dir && *sess.runtime_dir)
-		return dir = sess.runtime_dir;
-	const char *env = getenv("SYSTEMTAP_RUNTIME");
-	if (env && *env)
-		return dir = env;
-	const char *beside = self_dir() ? xsprintf("%s/runtime", self_dir()) : NULL;
-	if (beside && is_dir(beside))
-		return dir = beside;
-	return dir = installed_data_dir("runtime");
-}
-
-const char *kernel_build_tree(void)
-{
-	static const char *tree;
-	if (tree)
-		return tree;
-	const char *t = sess.kernel_build_dir ? sess.kernel_build_dir
-		: xsprintf("/lib/modules/%s/build", target_release());
-	char real[PATH_MAX];
-	return tree = realpath(t, real) ? xstrdup(real) : t;
-}
+/* ================= the kernel's build tree ================= */
 
 /* The tree must have a kbuild Makefile; say which package gives it. */
 static bool check_build_tree(void)
@@ -132,29 +55,7 @@ static bool check_build_tree(void)
 	return false;
 }
 
-/* The tree changes (a new headers package, a rebuilt tree) show in the
- * size and time of its configuration header and symbol versions. */
-void hash_tree_identity(Sha256 *s)
-{
-	const char *tree = kernel_build_tree();
-	hash_str(s, target_release());
-	hash_str(s, tree);
-	hash_str(s, target_arch());
-	const char *stamps[] = { "include/generated/autoconf.h", "Module.symvers",
-				 "include/config/kernel.release" };
-	for (size_t i = 0; i < sizeof stamps / sizeof stamps[0]; i++) {
-		struct stat st;
-		char buf[96] = "-";
-		if (stat(xsprintf("%s/%s", tree, stamps[i]), &st) == 0)
-			snprintf(buf, sizeof buf, "%lld.%09ld:%lld",
-				 (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
-				 (long long)st.st_size);
-		hash_str(s, buf);
-	}
-	for (int i = 0; i < sess.make_vars.len; i++)
-		hash_str(s, vec_get(&sess.make_vars, i));
-}
-
+/* ================= handing the module over ================= */
 
 const char *build_deliver(const char *ko_path, const char *module_name)
 {

@@ -8,17 +8,6 @@
 #include "tapc.h"
 #include "cache.h"
 
-/* ---- where things are ---- */
-
-/* The runtime sources: -R DIR, else $SYSTEMTAP_RUNTIME, else a runtime/
- * folder beside the tapc binary (an uninstalled build), else
- * PKGDATADIR/runtime.  Never NULL; the folder may not exist. */
-const char *runtime_source_dir(void);
-
-/* The target's kbuild tree: -r DIR, else /lib/modules/RELEASE/build,
- * resolved to its real path when it exists. */
-const char *kernel_build_tree(void);
-
 /* ---- pass 4 ---- */
 
 /* Build C_FILE as module MODULE_NAME (a C identifier: the .ko's name and
@@ -40,14 +29,9 @@ const char *build_module(const char *c_file, const char *module_name);
  * tap_features.h. */
 const char *build_features_header(void);
 
-/* ---- shared with cache.c ---- */
-
-bool is_file(const char *p);
-bool hash_file(Sha256 *s, const char *path);
-bool copy_file(const char *from, const char *to);
-/* Names in DIR that start with PREFIX and end with SUFFIX, sorted. */
-Vec list_dir(const char *dir, const char *prefix, const char *suffix);
-/* The kernel tree's identity (release, path, arch, stamps, -B) into S. */
-void hash_tree_identity(Sha256 *s);
+/* Hand a built or cached module to the user: with -m, copy it to
+ * ./NAME.ko and return that; otherwise return KO_PATH.  NULL after an
+ * error. */
+const char *build_deliver(const char *ko_path, const char *module_name);
 
 #endif

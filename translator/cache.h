@@ -1,25 +1,10 @@
-/* cache.h - the module cache (cache.c): SHA-256, the key of a module and
- * the cached modules and feature headers. */
+/* cache.h - the module cache (cache.c): the key of a module, the cached
+ * modules and the cache's folders. */
 #ifndef TAPC_CACHE_H
 #define TAPC_CACHE_H
 
-#include "ast.h"
-
-/* ---- SHA-256 (own code; the cache keys) ---- */
-
-typedef struct Sha256 {
-	uint32_t h[8];
-	uint64_t bytes;          /* message length so far */
-	unsigned char block[64];
-	size_t fill;             /* bytes waiting in block */
-} Sha256;
-
-void sha256_init(Sha256 *s);
-void sha256_update(Sha256 *s, const void *data, size_t len);
-void sha256_final(Sha256 *s, unsigned char digest[32]);
-/* The first `hex_len` (even, at most 64) hex digits of the digest, in
- * the arena. */
-const char *sha256_hex(Sha256 *s, int hex_len);
+#include "tapc.h"
+#include "sha256.h"
 
 /* ---- the module cache: $XDG_CACHE_HOME/tapc (default ~/.cache/tapc) ----
  * modules/KEY.ko and features/KEY.h; files are written under a temporary
@@ -50,18 +35,11 @@ const char *build_cache_store(const char *key, const char *ko_path);
  * found or stored last (the same module under its other key), else a
  * copy of KO_PATH. */
 const char *build_cache_alias(const char *key, const char *ko_path);
-/* Hand a built or cached module to the user: with -m, copy it to
- * ./NAME.ko and return that; otherwise return KO_PATH.  NULL after an
- * error. */
-const char *build_deliver(const char *ko_path, const char *module_name);
-
-/* A string and its terminator into S, so "ab"+"c" and "a"+"bc" hash apart. */
-void hash_str(Sha256 *s, const char *str);
+/* The kernel tree's identity (release, path, arch, the size and time of
+ * its stamp files, -B) into S: part of the module and feature keys. */
+void hash_tree_identity(Sha256 *s);
 /* The cache's folder SUB, made if missing; NULL (and a -v note) when it
  * cannot be. */
 const char *cache_subdir(const char *sub);
-
-/* The cache key of the module of PROG before pass 3 (see cache.c), or NULL. */
-const char *program_cache_key(Program *prog);
 
 #endif

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+const Loc NOLOC = { NULL, 0, 0 };
+
 int error_count;
 int warning_count;
 static bool quiet;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* ---- per-pass wall time and memory for -v ---- */
@@ -180,6 +181,50 @@ static bool can_run_here(Run *r)
 		}
 	}
 	return true;
+}
+
+/* The cache key of the module before pass 3: everything its C text is
+ * made of (every source file, the elaborated program, the options pass 3
+ * reads), handed to cache.c's build_cache_key(), which adds the runtime,
+ * the kernel tree and -D. */
+static const char *program_cache_key(Program *prog)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	fprintf(f, "tapc program key 1\n");
+	/* a rebuilt translator may translate the same program differently */
+	struct stat self;
+	if (stat("/proc/self/exe", &self) == 0)
+		fprintf(f, "tapc %lld %lld %lld\n", (long long)self.st_size,
+			(long long)self.st_mtime, (long long)self.st_ino);
+	for (int i = 0; i < prog->files.len; i++) {
+		Stapfile *sf = vec_get(&prog->files, i);
+		fprintf(f, "file %s %zu\n", sf->src->name, sf->src->len);
+		fwrite(sf->src->text, 1, sf->src->len, f);
+	}
+	print_program(f, prog);
+	fprintf(f, "\noptions %d %d %d %s\n", sess.guru, sess.unoptimized,
+		sess.suppress_handler_errors, sess.script_file ? sess.script_file : "");
+	for (int i = 0; i < sess.args.len; i++)
+		fprintf(f, "arg %zu %s\n", strlen(vec_get(&sess.args, i)),
+			(char *)vec_get(&sess.args, i));
+	for (int i = 0; i < sess.globals_init.len; i++)
+		fprintf(f, "G %s\n", ((Define *)vec_get(&sess.globals_init, i))->name);
+	for (int i = 0; i < sess.modinfo.len; i++)
+		fprintf(f, "modinfo %s\n", (char *)vec_get(&sess.modinfo, i));
+	for (int i = 0; i < sess.make_vars.len; i++)
+		fprintf(f, "B %s\n", (char *)vec_get(&sess.make_vars, i));
+	usyms_cache_key(f, prog);
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	const char *key = build_cache_key(buf, len, sess.module_name ? sess.module_name : "");
+	free(buf);
+	return key;
 }
 
 /* A module built before from the same program: no pass 3, no kbuild. */

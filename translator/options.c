@@ -9,8 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-Session sess;
-
 static void usage(FILE *out)
 {
 	fprintf(out, _("Usage: tapc [OPTIONS] FILE|- [ARGS...]\n"

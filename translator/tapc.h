@@ -1,5 +1,6 @@
 /* tapc.h - what every part of the translator shares: memory, strings,
- * vectors, source locations, diagnostics and the session (options). */
+ * vectors, source locations, files, diagnostics and the session
+ * (options). */
 #ifndef TAPC_H
 #define TAPC_H
 
@@ -82,44 +83,14 @@ typedef struct Loc {
 	int line, col;      /* 1-based; line 0 means "no location" */
 } Loc;
 
-SrcFile *srcfile_new(const char *name, const char *text, size_t len);
-SrcFile *srcfile_read(const char *path, const char *shown_name);  /* NULL + errno */
-/* A whole file ("-" is stdin) into the arena, NUL-terminated; NULL with
- * errno set.  len may be NULL. */
-char *read_whole_file(const char *path, size_t *len);
 /* Levenshtein distance, for "did you mean" suggestions. */
 int edit_distance(const char *a, const char *b);
 int edit_distance_swaps(const char *a, const char *b);
-/* Write through a temporary file and a rename, so a reader never sees
- * half a file.  false with errno set. */
-bool write_file_atomic(const char *path, const char *data, size_t len);
-/* mkdir -p; false with errno set. */
-bool make_dirs(const char *path);
-/* $XDG_CACHE_HOME/tapc or ~/.cache/tapc (not created), NULL without a
- * home folder. */
-const char *user_cache_dir(void);
-/* The folder holding the running tapc binary (from /proc/self/exe), NULL
- * when it cannot be told: an uninstalled build finds tapsets/, runtime/
- * and taprun/ beside it. */
-const char *self_dir(void);
-/* SUB (tapsets, runtime) of the installed tree: beside the binary as
- * BINDIR/../share/tapc/SUB when that is a folder, else the configured
- * PKGDATADIR/SUB. */
-const char *installed_data_dir(const char *sub);
-/* PATH is a folder (symbolic links followed). */
-bool is_dir(const char *path);
-/* rm -rf PATH (symbolic links are removed, not followed). */
-void remove_tree(const char *path);
-/* A new folder $TMPDIR/STEMXXXXXX (mode 0700), added to the temporary
- * folders below; NULL after an error message. */
-const char *make_temp_dir(const char *stem);
-/* Temporary folders a signal (^C, TERM, HUP) must not leave behind: the
- * handler temp_dirs_on_signals() installs removes those added and not
- * forgotten (unless -k), then dies of the signal. */
-void temp_dir_add(const char *dir);
-void temp_dir_forget(const char *dir);
-void temp_dirs_on_signals(void);
-extern const Loc NOLOC;
+extern const Loc NOLOC;     /* diag.c: no place in a script */
+
+/* ---- files and folders (files.c, every pass reads and writes them) ---- */
+
+#include "files.h"
 
 /* ---- diagnostics ----
  * User errors: "file:line:col: error: message", the source line, a caret.
@@ -220,13 +191,16 @@ typedef struct Session {
 	bool dump_probe_types, dump_probe_aliases, dump_functions;
 } Session;
 
-extern Session sess;
+extern Session sess;            /* session.c; options.c fills it in */
 
 /* The release and facts of the target kernel, filled in before pass 1
  * (kernel_v and CONFIG_* conditions read them). */
 const char *target_release(void);     /* e.g. "6.1.0-56-amd64" */
 const char *target_arch(void);        /* e.g. "x86_64" */
 const char *target_config(const char *name); /* CONFIG_X value or NULL */
+/* The target's kbuild tree: -r DIR, else /lib/modules/RELEASE/build,
+ * resolved to its real path when it exists. */
+const char *kernel_build_tree(void);
 
 /* The version we claim for systemtap_v / --compatible comparisons. */
 #define TAPC_STAP_COMPAT_VERSION "5.1"

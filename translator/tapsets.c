@@ -406,7 +406,7 @@ static bool basename_taken(Vec *seen, const char *base)
 
 /* The .stp files of one folder, sorted; a file name already seen in a
  * more specific folder hides the later one. */
-static void list_dir(const char *dir, Vec *seen, bool *changed)
+static void list_tapset_dir(const char *dir, Vec *seen, bool *changed)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -484,9 +484,9 @@ static void build_index(void)
 	bool changed = false;
 	for (int i = 0; i < dirs->len; i++) {
 		const char *d = vec_get(dirs, i);
-		list_dir(d, &seen, &changed);
+		list_tapset_dir(d, &seen, &changed);
 		const char *lx = xsprintf("%s/linux", d);
-		list_dir(lx, &seen, &changed);
+		list_tapset_dir(lx, &seen, &changed);
 	}
 	if (files.len != cached.len)
 		changed = true;

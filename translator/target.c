@@ -1,8 +1,10 @@
 /* target.c - facts of the kernel the script is built for: its release,
- * architecture and configuration.  They come from -r (a release or a build
- * tree), else from the running kernel. */
+ * architecture, configuration and kbuild tree.  They come from -r (a
+ * release or a build tree), else from the running kernel.  Also the
+ * tapset search path, which has a folder per architecture. */
 #include "passes.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -167,9 +169,19 @@ const char *target_config(const char *name)
 	return NULL;
 }
 
-/* ---- the tapset search path ---- */
+const char *kernel_build_tree(void)
+{
+	static const char *tree;
+	if (tree)
+		return tree;
+	const char *t = sess.kernel_build_dir ? sess.kernel_build_dir
+		: xsprintf("/lib/modules/%s/build", target_release());
+	char real[PATH_MAX];
+	return tree = realpath(t, real) ? xstrdup(real) : t;
+}
 
-#include <sys/stat.h>
+
+/* ---- the tapset search path ---- */
 
 static const char *installed_tapset_dir(void)
 {

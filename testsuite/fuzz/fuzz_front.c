@@ -10,9 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* main.c owns the session in the real command; the fuzzer has its own. */
-Session sess;
-
 /* Pass 2 keeps tables across calls.  When its files offer a reset hook,
  * call it so each input starts from a clean state; until then every input
  * shares the same (growing) state, which is harmless for short runs. */

@@ -24,8 +24,6 @@
 #include <zlib.h>
 #include <zstd.h>
 
-Session sess;  /* options.c is not linked here */
-
 #include "check.h"
 
 #define SKIP 77

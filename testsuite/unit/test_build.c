@@ -16,8 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-Session sess;  /* diag.c reads it; main.c is not linked here */
-
 #include "check.h"
 
 static const char *sha_hex_of(const char *s, size_t len)

@@ -13,8 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-Session sess;  /* options.c is not linked here */
-
 #include "check.h"
 
 /* A note "tapctest:NAME" at 0x401500 with argument text ARGS (labels

@@ -16,8 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-Session sess;  /* options.c is not linked here */
-
 #include "check.h"
 
 /* The fixture kernel.  Line numbers matter: line_of() finds them. */

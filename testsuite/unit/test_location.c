@@ -8,8 +8,6 @@
 #include <dwarf.h>
 #include <string.h>
 
-Session sess;  /* options.c is not linked here */
-
 #include "check.h"
 
 static const LocEnv env = { .regs = "R", .err = "E", .tmp = "t", .reloc = NULL };

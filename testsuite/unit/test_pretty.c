@@ -9,8 +9,6 @@
 
 #include <string.h>
 
-Session sess;  /* options.c is not linked here */
-
 #include "check.h"
 
 static DiType *type(DiTypeKind kind, const char *name, uint64_t size, bool is_signed,

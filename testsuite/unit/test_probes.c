@@ -12,8 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-Session sess;  /* main.c is not linked here */
-
 #include "check.h"
 
 /* ---- reading a point: name[(arg)] { . name[(arg)] } [?|!] ---- */

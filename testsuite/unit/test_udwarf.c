@@ -12,8 +12,6 @@
 #include <string.h>
 #include <sys/wait.h>
 
-Session sess;  /* options.c is not linked here */
-
 #include "check.h"
 
 /* Line numbers matter: line_of() finds them. */

@@ -15,8 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-Session sess;  /* options.c is not linked here */
-
 #include "check.h"
 
 /* f1: push rbp; rbp as the CFA register; leave; ret.  f2: a stack frame

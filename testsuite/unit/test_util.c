@@ -6,8 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-Session sess;  /* diag.c reads it; main.c is not linked here */
-
 #include "check.h"
 
 static void test_arena(void)

@@ -18,8 +18,14 @@
  *   dwarf.c        the kernel's and modules' DWARF, through libdwfl/libdw,
  *                  with an index cached by build-id
  *   btf.c          the kernel's and modules' BTF, through libbpf
+ *   kimages.c      the target kernel's image and module files: where
+ *                  they are, their build-ids and .BTF sections (with
+ *                  elfsections.c, ELF sections, and unpack.c, xz, zstd
+ *                  and gzip)
  *   headers.c      types of user-space headers, from the DWARF of a small
  *                  object gcc compiles from them
+ * and ditype.c, a DiType as text and without its typedefs, for all of
+ * them.
  * No family file reads these sources itself.
  *
  * Everything returned lives in the arena and is read once per run (names
@@ -523,6 +529,8 @@ const DiType *di_find_type(const char *module, const char *name);
  * compilation unit (external ones first).  NULL when not found. */
 const DiVariable *di_find_global(const char *module, const char *name,
 				 const char *file_glob);
+
+/* ---- types (ditype.c) ---- */
 
 /* A type as stap prints it in -L listings: "struct file*", "char*",
  * "size_t", "unsigned int", "char const*", "struct iovec[]" (an array

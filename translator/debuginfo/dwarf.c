@@ -311,7 +311,9 @@ static const char *die_decl_file(Dwarf_Die *die, Dwarf_Die *cu)
 	return tree_path(dwarf_decl_file(die), cu_comp_dir(cu));
 }
 
-bool di_file_matches(const char *glob, const char *path)
+/* Whether path's name matches glob as di_functions() matches files: the
+ * whole path, or its last components ("read_write.c", "fs/r*.c"). */
+static bool di_file_matches(const char *glob, const char *path)
 {
 	if (!path)
 		return false;

@@ -10,7 +10,6 @@
  * ones include is not part of the key: a package that changes it changes
  * them too, and --clean-cache starts afresh. */
 #include "tapc.h"
-#include "build.h"
 #include "cache.h"
 #include "debuginfo/kreaders.h"
 

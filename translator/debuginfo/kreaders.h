@@ -1,5 +1,5 @@
 /* kreaders.h - what kdebug.c asks the kernel's debug-information readers
- * (dwarf.c, btf.c).  Private to translator/debuginfo/: everything else
+ * (dwarf.c, btf.c) and the finder of the kernel's files (kimages.c).  Private to translator/debuginfo/: everything else
  * goes through the di_* calls of debuginfo.h. */
 #ifndef TAPC_KREADERS_H
 #define TAPC_KREADERS_H
@@ -51,9 +51,6 @@ const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
 const DiType *dwarf_object_type(const DiModule *m, const char *name);
 /* True when f came from dwarf.c. */
 bool dwarf_owns(const DiFunction *f);
-/* Whether path's name matches glob as di_functions() matches files: the
- * whole path, or its last components ("read_write.c", "fs/r*.c"). */
-bool di_file_matches(const char *glob, const char *path);
 
 /* ---- btf.c: the kernel's BTF through libbpf ----
  *
@@ -74,6 +71,12 @@ bool btf_open(const char *module, DiModule *m, const char **why);
 Vec btf_functions(const DiModule *m, const char *func_glob);
 /* di_find_type() from BTF. */
 const DiType *btf_find_type(const DiModule *m, const char *name);
+/* For the unit tests: the kernel's BTF (module NULL) or a module's (split
+ * on the kernel's) from raw BTF bytes, instead of the target's files.
+ * False with *why when they do not parse. */
+bool btf_load_raw(const char *module, const void *data, size_t len, const char **why);
+
+/* ---- kimages.c: the target kernel's image and module files ---- */
 
 /* The build-id (hex) of the target kernel's image, which a DWARF vmlinux
  * must match: the running kernel's from /sys/kernel/notes, another
@@ -88,11 +91,6 @@ const char *kernel_module_file(const char *module);
  * kernel from /sys/module/NAME/notes, else the .ko (.ko.xz, .ko.zst,
  * .ko.gz) under /lib/modules/RELEASE/.  NULL when it cannot be read. */
 const char *kernel_module_build_id(const char *module);
-
-/* For the unit tests: the kernel's BTF (module NULL) or a module's (split
- * on the kernel's) from raw BTF bytes, instead of the target's files.
- * False with *why when they do not parse. */
-bool btf_load_raw(const char *module, const void *data, size_t len, const char **why);
 /* For the unit tests: the .BTF bytes (a heap copy for the caller to free,
  * NULL when it has none) and build-id of the vmlinux in an image file (a
  * bzImage packed with xz, zstd or gzip, or an ELF file), through the cache.
