@@ -168,6 +168,7 @@ tapc_dist_files = \
 	probes/sys/sdt.h \
 	scripts/demo.stp \
 	scripts/install-deps.sh \
+	scripts/output-snapshot \
 	scripts/run-in-vm \
 	scripts/setup-and-demo.sh \
 	scripts/tapset-docs.awk \
@@ -1340,6 +1341,9 @@ tapc_dist_files = \
 	testsuite/vm/workloads/sys_calls_a.c \
 	testsuite/vm/workloads/sys_calls_b.c \
 	testsuite/vm/workloads/threads.c \
+	translator/arch/arch.c \
+	translator/arch/arch.h \
+	translator/arch/x86_64.c \
 	translator/ast.c \
 	translator/ast.h \
 	translator/build.c \

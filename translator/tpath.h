@@ -83,7 +83,8 @@ typedef struct TargetPath {
 	Vec var_names;          /* const char * */
 } TargetPath;
 
-/* DWARF register number -> the pt_regs member on x86_64, or NULL. */
+/* DWARF register number -> the pt_regs member of that general register
+ * of the target (arch/), or NULL. */
 const char *tp_dwarf_reg_name(int reg);
 
 /* ---- compiling a location to C (emit/location.c) ---- */
