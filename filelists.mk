@@ -7,6 +7,8 @@ tapc_data_files = \
 	runtime/TAPSET-API.md \
 	runtime/alloc.c \
 	runtime/alloc.h \
+	runtime/arch/arch.h \
+	runtime/arch/x86_64.h \
 	runtime/compat.h \
 	runtime/context.c \
 	runtime/context.h \
