@@ -4,9 +4,9 @@
  * Pass 2 checks the address (a kernel address, aligned to the length the
  * debug registers watch) or that the symbol is a variable of the target
  * kernel (kallsyms of the running target or its System.map, when one can
- * be read; else the run time decides), and the length: the debug registers
- * (x86's, arch/) watch 1, 2, 4 or 8 bytes, a length in between is rounded up (3 to 4, 5..7 to 8) as
- * stapprobes(3stap) says, and more than 8 is an error.  A script asking
+ * be read; else the run time decides), and the length: the debug
+ * registers watch 1, 2, 4 or 8 bytes, a length in between is rounded up
+ * (3 to 4, 5..7 to 8) as stapprobes(3stap) says, and more than 8 is an error.  A script asking
  * for more watchpoints than the CPU has debug registers (arch/) gets a
  * warning, as their registration will fail.
  *
