@@ -1345,6 +1345,7 @@ tapc_dist_files = \
 	testsuite/vm/workloads/threads.c \
 	translator/arch/arch.c \
 	translator/arch/arch.h \
+	translator/arch/sdt_operand.c \
 	translator/arch/x86_64.c \
 	translator/ast.c \
 	translator/ast.h \

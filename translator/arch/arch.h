@@ -3,7 +3,7 @@
  * DWARF numbers, the calling convention, SDT operand syntax, the names
  * kbuild, uname and Debian use, and address-space facts.  One file per
  * architecture (arch/x86_64.c) fills one Arch; arch.c lists them and
- * holds the target's.  No other translator file names an architecture.
+ * holds the target's; sdt_operand.c has what their SDT parsers share.  No other translator file names an architecture.
  *
  * The other side of the seam: runtime/arch/ (the module's registers and
  * unwinder) and tapsets/NAME/ (syscall entries, the registers tapset).
@@ -90,8 +90,8 @@ const char *arch_reg(int reg);
 /* path with its "MULTIARCH" replaced by the target's triplet. */
 const char *arch_multiarch_path(const char *path);
 
-/* Shared by the SDT operand parsers: a number (decimal or 0x hex, with a
- * sign) and a symbol name at *p, *p moved past it. */
+/* Shared by the SDT operand parsers (sdt_operand.c): a number (decimal or
+ * 0x hex, with a sign) and a symbol name at *p, *p moved past it. */
 bool arch_sdt_number_at(const char **p, int64_t *v);
 const char *arch_sdt_symbol_at(const char **p);
 
