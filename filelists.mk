@@ -7,6 +7,8 @@ tapc_data_files = \
 	runtime/TAPSET-API.md \
 	runtime/alloc.c \
 	runtime/alloc.h \
+	runtime/arch/arch.h \
+	runtime/arch/x86_64.h \
 	runtime/compat.h \
 	runtime/context.c \
 	runtime/context.h \
@@ -143,10 +145,6 @@ tapc_data_files = \
 tapc_dist_files = \
 	.ci/run \
 	HACKING.md \
-	HACKING.md \
-	HACKING.md \
-	Makefile.am \
-	Makefile.am \
 	Makefile.am \
 	README.md \
 	bench/all \
@@ -1349,6 +1347,10 @@ tapc_dist_files = \
 	testsuite/vm/workloads/sys_calls_a.c \
 	testsuite/vm/workloads/sys_calls_b.c \
 	testsuite/vm/workloads/threads.c \
+	translator/arch/arch.c \
+	translator/arch/arch.h \
+	translator/arch/sdt_operand.c \
+	translator/arch/x86_64.c \
 	translator/ast.c \
 	translator/ast.h \
 	translator/build.c \
@@ -1402,13 +1404,9 @@ tapc_dist_files = \
 	translator/families/emit_glue.c \
 	translator/families/emit_glue.h \
 	translator/families/family.h \
-	translator/families/family.h \
-	translator/families/family.h \
 	translator/families/helpers.c \
 	translator/families/hwbreak.c \
 	translator/families/java.c \
-	translator/families/kernel_function.c \
-	translator/families/kernel_function.c \
 	translator/families/kernel_function.c \
 	translator/families/kprobe.c \
 	translator/families/kprobe.h \

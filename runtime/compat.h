@@ -5,10 +5,11 @@
  * target's headers and writes the answers to tap_features.h
  * (TAP_HAVE_NAME); this header is the only one that reads them, and it
  * hides each difference behind a helper the rest of the runtime calls.
- * No other runtime file tests TAP_HAVE_* or a kernel version: a new API
+ * No other runtime file tests TAP_HAVE_* or a kernel version (but an
+ * architecture's header in runtime/arch/, for its own features): a new API
  * difference gets a feature probe (runtime/features/README.md) and a
  * helper here.  tap.h includes it in kernel builds (not with
- * TAP_USER_TEST).
+ * TAP_USER_TEST).  What differs by architecture is runtime/arch/'s.
  */
 #ifndef TAP_COMPAT_H
 #define TAP_COMPAT_H
@@ -20,9 +21,6 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/uprobes.h>
-#ifdef TAP_HAVE_X86_UNWIND
-#include <asm/unwind.h>
-#endif
 
 /* Kernel-made workers that live in a user process: io_uring's, and
  * vhost's (PF_USER_WORKER, 6.4). */
@@ -58,44 +56,6 @@ static inline void tap_module_sizes(const struct module *m,
 #else
 	*text = m->core_layout.text_size;
 	*data = m->core_layout.size - m->core_layout.text_size;
-#endif
-}
-
-/*
- * Walk task t's kernel stack with the x86 unwinder, from regs, the probed
- * address first (or, with no regs, from here, leaving out the frames of
- * this module: the handler and its glue).  Starting from a probe's regs,
- * the unwinder may begin with the probed address or with its caller;
- * either way it is listed once.  The number of addresses written to pcs,
- * or -EOPNOTSUPP when the kernel does not export the unwinder to modules
- * (the caller then falls back to stack_trace_save(), or gives up).
- */
-static inline int tap_unwind(struct task_struct *t, struct pt_regs *regs,
-			     unsigned long *pcs, int max)
-{
-#ifdef TAP_HAVE_X86_UNWIND
-	struct unwind_state state;
-	bool skipping = !regs && t == current;
-	int n = 0;
-
-	if (regs && max > 0)
-		pcs[n++] = instruction_pointer(regs);
-	for (unwind_start(&state, t, regs, NULL);
-	     !unwind_done(&state) && n < max; unwind_next_frame(&state)) {
-		unsigned long addr = unwind_get_return_address(&state);
-
-		if (!addr)
-			break;
-		if (skipping && within_module(addr, THIS_MODULE))
-			continue;
-		skipping = false;
-		if (n == 1 && regs && addr == pcs[0])
-			continue;
-		pcs[n++] = addr;
-	}
-	return n;
-#else
-	return -EOPNOTSUPP;
 #endif
 }
 

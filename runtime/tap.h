@@ -175,6 +175,7 @@
 #include <linux/sched/task_stack.h>
 #include <asm/ptrace.h>
 #include "compat.h"		/* the only reader of TAP_HAVE_* */
+#include "arch/arch.h"		/* what differs by architecture */
 #endif
 
 #include "context.h"

@@ -6,7 +6,7 @@
  * stand-ins.  All of it is safe in any probe context: reads go through
  * the kernel's *_nofault copies, symbol lookups through sprint_symbol()
  * (kallsyms_lookup_name() and friends are not exported), and stacks
- * through the x86 unwinder when the kernel exports it.
+ * through the architecture's unwinder (arch/) when the kernel exports it.
  */
 #include "tap.h"
 #include "tapset_support.h"

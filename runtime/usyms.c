@@ -12,8 +12,9 @@
  * waits), the vma's file inode to the object, the file offset to a file
  * address through the PT_LOAD segment that holds it.
  *
- * The stack is walked with the objects' CFI rows: CFA from rsp or rbp,
- * the return address and the caller's rbp read from the stack with
+ * The stack is walked with the objects' CFI rows: CFA from the stack or
+ * frame pointer, the return address and the caller's frame pointer read
+ * from the stack with
  * fault-safe reads.  Where a pc has no row (an object not carried, code
  * without CFI) the frame-pointer chain is followed while it goes up the
  * stack.  Depth is bounded by the caller's array.
@@ -214,10 +215,10 @@ static bool _tap_uread_ra(unsigned long slot, unsigned long *ra)
 
 /*
  * The return addresses of the user stack whose registers are regs, the
- * probed pc first.  Each step finds the caller's pc, sp and rbp from the
- * row of the current pc (for a return address, of pc - 1: the call may be
- * the function's last instruction); every caller's sp is above the
- * callee's, so the walk ends.
+ * probed pc first.  Each step finds the caller's pc, sp and frame pointer
+ * from the row of the current pc (for a return address, of pc - 1: the
+ * call may be the function's last instruction); every caller's sp is
+ * above the callee's, so the walk ends.
  */
 int tap_uunwind(struct pt_regs *regs, unsigned long *pcs, int max)
 {
@@ -228,12 +229,10 @@ int tap_uunwind(struct pt_regs *regs, unsigned long *pcs, int max)
 
 	if (!regs || max <= 0)
 		return 0;
-	pc = regs->ip;
-	sp = regs->sp;
-	bp = regs->bp;
+	tap_arch_user_frame(regs, &pc, &sp, &bp);
 	pcs[n++] = pc;
-	if (!user_64bit_mode(regs))
-		return n;	/* the rows and the frame layout are x86-64's */
+	if (!tap_arch_user_native(regs))
+		return n;	/* the rows and the frame layout are not its */
 	locked = mm && !in_nmi() && !(current->flags & PF_KTHREAD) &&
 		 mmap_read_trylock(mm);
 	while (n < max) {
@@ -251,14 +250,14 @@ int tap_uunwind(struct pt_regs *regs, unsigned long *pcs, int max)
 			else if (row->kind == TAP_UNW_BP)
 				cfa = bp + row->cfa_off;
 			else
-				cfa = sp + 8 + ((pc & 15) >= 11 ? 8 : 0);
+				cfa = tap_arch_plt_cfa(sp, pc);
 			if (!_tap_uread_ra(cfa + row->ra_off, &ra))
 				break;
-			if (row->rbp_off && !_tap_uread(cfa + row->rbp_off, &nbp))
+			if (row->fp_off && !_tap_uread(cfa + row->fp_off, &nbp))
 				break;
 		} else {
-			/* the frame pointer chain: [rbp] the caller's rbp,
-			 * [rbp + 8] the return address */
+			/* the frame pointer chain: [fp] the caller's fp,
+			 * [fp + 8] the return address */
 			if (bp < sp || !_tap_uread(bp, &nbp) || !_tap_uread_ra(bp + 8, &ra))
 				break;
 			cfa = bp + 16;
@@ -311,11 +310,9 @@ int tap_uunwind(struct pt_regs *regs, unsigned long *pcs, int max)
 
 	if (!regs || max <= 0)
 		return 0;
-	pc = regs->ip;
-	sp = regs->sp;
-	bp = regs->bp;
+	tap_arch_user_frame(regs, &pc, &sp, &bp);
 	pcs[n++] = pc;
-	if (!user_64bit_mode(regs))
+	if (!tap_arch_user_native(regs))
 		return n;
 	while (n < max && bp >= sp && !(bp & (sizeof(long) - 1))) {
 		if (tap_read_user(frame, (const void __user *)bp, sizeof(frame)))

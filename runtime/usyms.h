@@ -23,16 +23,17 @@ struct tap_usym {
 
 /* kind: as UnwindKind in translator/debuginfo/debuginfo.h */
 #define TAP_UNW_NONE		0	/* no CFI: follow the frame pointer */
-#define TAP_UNW_SP		1	/* CFA = rsp + cfa_off */
-#define TAP_UNW_BP		2	/* CFA = rbp + cfa_off */
-#define TAP_UNW_PLT		3	/* PLT entry: rsp + 8, + 8 past the push */
+#define TAP_UNW_SP		1	/* CFA = sp + cfa_off */
+#define TAP_UNW_BP		2	/* CFA = frame pointer + cfa_off */
+#define TAP_UNW_PLT		3	/* PLT entry: tap_arch_plt_cfa() */
 #define TAP_UNW_OUTERMOST	4	/* no caller (_start) */
 
 /* From pc to the next row's pc. */
 struct tap_urow {
 	unsigned long pc;
 	int cfa_off;
-	short rbp_off;			/* caller's rbp at CFA + rbp_off; 0: kept */
+	short fp_off;			/* caller's frame pointer at CFA +
+					 * fp_off; 0: kept */
 	signed char ra_off;		/* return address at CFA + ra_off */
 	unsigned char kind;
 };

@@ -3,6 +3,7 @@
 #include "elab.h"
 #include "tpath.h"
 #include "families/family.h"
+#include "arch/arch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -665,22 +666,22 @@ static void check_perf(Checker *ck, Node *n)
 		note_at(n->loc, _("did you mean one of these?%s"), sim);
 }
 
-/* @kregister(N), @uregister(N): N is a DWARF register number of x86_64;
- * the node keeps the pt_regs member it names. */
+/* @kregister(N), @uregister(N): N is a DWARF register number of the
+ * target (arch/); the node keeps the pt_regs member it names. */
 static void check_register(Node *n)
 {
-	static const char *const regs[] = { "ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
-		"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip" };
 	if (!n->lhs || n->lhs->kind != N_NUMBER) {
 		error_at(n->loc, _("the register number must be a literal"));
 		return;
 	}
 	int64_t num = n->lhs->num;
-	if (num < 0 || num >= (int64_t)(sizeof regs / sizeof regs[0])) {
-		error_at(n->loc, _("no DWARF register %lld on x86_64"), (long long)num);
+	const char *r = num >= 0 && num <= INT32_MAX ? arch_reg((int)num) : NULL;
+	if (!r) {
+		error_at(n->loc, _("no DWARF register %lld on %s"), (long long)num,
+			 arch_target()->name);
 		return;
 	}
-	n->str = regs[num];
+	n->str = r;
 }
 
 /* @kderef(SIZE, ADDR), @uderef(SIZE, ADDR) */

@@ -9,6 +9,7 @@
 #include "elab.h"
 #include "tpath.h"
 #include "families/family.h"
+#include "arch/arch.h"
 
 #include <string.h>
 
@@ -40,13 +41,13 @@ static Vec vars_cache;
  * after the prologue, di_probe_pc) has its parameters where the caller
  * put them, not yet in the frame slots its DWARF names: at the entry
  * of a .return probe (and @entry) they are read from the registers of
- * the x86-64 calling convention instead, as long as each one before
+ * the target's calling convention (arch/) instead, as long as each one before
  * is an integer or pointer in a register.  A parameter passed another
  * way (a float, a struct by value, past the sixth) is not known
  * there. */
 static void entry_params_by_abi(VarsCache *vc)
 {
-	static const int int_regs[] = { 5, 4, 1, 2, 8, 9 };   /* rdi rsi rdx rcx r8 r9 */
+	const Arch *arch = arch_target();
 	const DiFunction *f = vc->dp.func;
 	if (f->inlined || vc->dp.pc != f->entry_pc || di_probe_pc(f) == f->entry_pc)
 		return;
@@ -64,14 +65,14 @@ static void entry_params_by_abi(VarsCache *vc)
 					t->kind == DI_TYPE_POINTER) && t->size <= 8;
 		if (t && t->kind == DI_TYPE_FLOAT) {
 			c->loc = (DiLocation){ .kind = DI_LOC_NONE };
-			continue;       /* an SSE register: not counted */
+			continue;       /* a floating-point register: not counted */
 		}
-		if (lost || !in_int_reg || next == 6) {
+		if (lost || !in_int_reg || next == arch->narg_regs) {
 			lost = true;    /* where the rest are is not known */
 			c->loc = (DiLocation){ .kind = DI_LOC_NONE };
 			continue;
 		}
-		c->loc = (DiLocation){ .kind = DI_LOC_REG, .reg = int_regs[next++] };
+		c->loc = (DiLocation){ .kind = DI_LOC_REG, .reg = arch->arg_regs[next++] };
 	}
 }
 
@@ -440,20 +441,18 @@ static uint64_t kaslr_ref(void)
 	return v && v->loc.kind == DI_LOC_ADDR ? v->loc.addr : 0;
 }
 
-/* Where x86-64 maps the kernel image; the per-CPU section is linked at 0,
- * so a vmlinux address below this is a per-CPU variable's offset. */
-#define KERNEL_MAP_START 0xffffffff80000000ULL
-
 /* A DWARF location in vmlinux with a fixed address needs relocating:
  * 1 for an address in the kernel image, 2 for a per-CPU offset, 0 for
- * none. */
+ * none.  The per-CPU section is linked at 0, so an address below where
+ * the kernel image is linked (arch/) is a per-CPU variable's offset. */
 static int needs_reloc(const DiLocation *l)
 {
+	const uint64_t image = arch_target()->kernel_image_start;
 	if (l->kind == DI_LOC_ADDR)
-		return l->addr < KERNEL_MAP_START ? 2 : 1;
+		return l->addr < image ? 2 : 1;
 	for (size_t i = 0; l->kind == DI_LOC_EXPR && i < l->expr_len; i++)
 		if (l->expr[i].op == 0x03 /* DW_OP_addr */)
-			return l->expr[i].n1 < KERNEL_MAP_START ? 2 : 1;
+			return l->expr[i].n1 < image ? 2 : 1;
 	return 0;
 }
 

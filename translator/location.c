@@ -1,5 +1,5 @@
 /* location.c - a variable's location (debuginfo.h's DiLocation) as C:
- * the registers of struct pt_regs on x86_64, memory read through the
+ * the registers of struct pt_regs (arch/), memory read through the
  * fault-safe copies, DWARF expressions evaluated at translation time into
  * C expressions over those.
  *
@@ -11,17 +11,14 @@
  */
 #include "tapc.h"
 #include "tpath.h"
+#include "arch/arch.h"
 
 #include <dwarf.h>
 #include <string.h>
 
 const char *tp_dwarf_reg_name(int reg)
 {
-	static const char *const names[] = { "ax", "dx", "cx", "bx", "si", "di",
-		"bp", "sp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15" };
-	if (reg < 0 || reg >= (int)(sizeof names / sizeof names[0]))
-		return NULL;
-	return names[reg];
+	return reg < arch_target()->ngprs ? arch_reg(reg) : NULL;
 }
 
 /* The C expression of register reg's value (u64), or NULL. */
@@ -30,9 +27,16 @@ static const char *reg_value(const LocEnv *env, int reg)
 	const char *r = tp_dwarf_reg_name(reg);
 	if (!r)
 		return NULL;
-	if (reg == 7)
+	if (reg == arch_target()->sp_reg)
 		return xsprintf("((u64)kernel_stack_pointer(%s))", env->regs);
 	return xsprintf("((u64)(%s)->%s)", env->regs, r);
+}
+
+static const char *bad_reg_why(void)
+{
+	return xsprintf(_("it is in a register tapc cannot read (not one of the "
+			  "%d general-purpose registers of %s)"),
+			arch_target()->ngprs, arch_target()->name);
 }
 
 typedef struct LocState {
@@ -343,8 +347,7 @@ static bool compile_ops(LocState *s, const DiOp *ops, size_t n, bool *pieces_don
 	*pieces_value = acc;
 	return true;
 badreg:
-	s->why = _("it is in a register tapc cannot read (not one of the "
-		   "16 general-purpose registers of x86_64)");
+	s->why = bad_reg_why();
 	return false;
 }
 
@@ -359,8 +362,7 @@ bool loc_compile(const DiLocation *loc, const LocEnv *env, LocCode *out,
 	case DI_LOC_REG: {
 		const char *r = reg_value(env, loc->reg);
 		if (!r) {
-			*why = _("it is in a register tapc cannot read (not one of the "
-				 "16 general-purpose registers of x86_64)");
+			*why = bad_reg_why();
 			return false;
 		}
 		out->expr = r;
@@ -369,8 +371,7 @@ bool loc_compile(const DiLocation *loc, const LocEnv *env, LocCode *out,
 	case DI_LOC_MEM_REG: {
 		const char *r = reg_value(env, loc->reg);
 		if (!r) {
-			*why = _("it is in a register tapc cannot read (not one of the "
-				 "16 general-purpose registers of x86_64)");
+			*why = bad_reg_why();
 			return false;
 		}
 		out->expr = loc->offset ? xsprintf("(%s + %s)", r, hexnum((uint64_t)loc->offset))

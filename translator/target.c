@@ -3,6 +3,7 @@
  * release or a build tree), else from the running kernel.  Also the
  * tapset search path, which has a folder per architecture. */
 #include "passes.h"
+#include "arch/arch.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -27,23 +28,6 @@ static const char *read_first_line(const char *path)
 	}
 	fclose(f);
 	return r;
-}
-
-/* Map uname's machine to the names scripts test with arch == "...". */
-static const char *normalize_arch(const char *m)
-{
-	if (!strcmp(m, "i386") || !strcmp(m, "i486") || !strcmp(m, "i586") ||
-	    !strcmp(m, "i686"))
-		return "i386";
-	if (!strcmp(m, "amd64"))
-		return "x86_64";
-	if (!strncmp(m, "armv", 4))
-		return "arm";
-	if (!strcmp(m, "aarch64"))
-		return "arm64";
-	if (!strcmp(m, "ppc64le"))
-		return "powerpc";
-	return m;
 }
 
 /* A release given with -r must be one tapc can learn something about:
@@ -88,7 +72,21 @@ bool target_init(void)
 		else
 			sess.release = xstrdup(dflt);
 	}
-	arch = sess.arch ? normalize_arch(sess.arch) : normalize_arch(xstrdup(u.machine));
+	/* -a, else the host's: one tapc builds for (arch/), whose name is
+	 * what scripts test with arch == "..." */
+	const Arch *a = arch_by_name(sess.arch ? sess.arch : u.machine);
+	if (!a) {
+		if (sess.arch)
+			error_plain(_("-a %s: tapc does not build for that architecture "
+				      "(it knows %s)"), sess.arch, arch_names());
+		else
+			error_plain(_("this machine's architecture '%s' is not one tapc "
+				      "builds for (it knows %s); name one with -a"),
+				    u.machine, arch_names());
+		return false;
+	}
+	arch_set_target(a);
+	arch = a->name;
 	if (sess.kernel_build_dir) {
 		const char *f = xsprintf("%s/include/config/kernel.release",
 					 sess.kernel_build_dir);

@@ -55,7 +55,7 @@ typedef struct TargetPath {
 				 * offset (found through reloc_ref) */
 	uint64_t reloc_ref;     /* jiffies_64's address in the file */
 	bool reloc_percpu;      /* the address is a per-CPU variable's offset
-				 * (x86-64 links them from 0): add the running
+				 * (the kernel links them from 0): add the running
 				 * CPU's per-CPU base instead */
 	bool user;              /* user-space memory */
 	bool ureloc;            /* DW_OP_addr of a PIE or library: add its
@@ -83,7 +83,8 @@ typedef struct TargetPath {
 	Vec var_names;          /* const char * */
 } TargetPath;
 
-/* DWARF register number -> the pt_regs member on x86_64, or NULL. */
+/* DWARF register number -> the pt_regs member of that general register
+ * of the target (arch/), or NULL. */
 const char *tp_dwarf_reg_name(int reg);
 
 /* ---- compiling a location to C (location.c) ---- */

@@ -8,8 +8,8 @@
  * _tap_hwbkpts_unregister() from tap_on_stop().
  *
  * Each probe is one wide breakpoint (register_wide_hw_breakpoint: a perf
- * event pinned on every online CPU, in one debug register of each).  x86
- * has four debug registers per CPU, shared with ptrace and perf users:
+ * event pinned on every online CPU, in one debug register of each).  A
+ * CPU has few debug registers, shared with ptrace and perf users:
  * when none is free the registration fails (-ENOSPC) and the point is
  * reported as any failed probe is.  The handler is perf's overflow
  * handler: it runs in the debug exception after the access (the

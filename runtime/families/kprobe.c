@@ -54,15 +54,15 @@ static inline unsigned long _tap_kaddr(unsigned long file_addr,
 }
 
 /*
- * The return address of a function, for a probe on its entry: the word
- * on top of the stack.  A kretprobe at the same address puts its
+ * The return address of a function, for a probe on its entry (arch/:
+ * where the call left it).  A kretprobe at the same address puts its
  * trampoline there when its handler runs; the kernel runs the handlers of
  * one address newest first, so pass 3 registers the kretprobes before the
  * kprobes, and those that check their caller last of the kretprobes.
  */
 static inline __maybe_unused unsigned long _tap_entry_return_address(struct pt_regs *regs)
 {
-	return *(unsigned long *)kernel_stack_pointer(regs);
+	return tap_arch_entry_return_address(regs);
 }
 
 /* Set kp->addr of a probe placed by kernel address. */

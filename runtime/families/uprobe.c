@@ -196,7 +196,7 @@ static struct _tap_uentry_slot *_tap_uentry_find(struct _tap_uentry *e,
 	spin_lock_irqsave(&e->lock, flags);
 	for (i = 0; i < TAP_UPROBE_ENTRY_SLOTS && !found; i++) {
 		s = _tap_uentry_at(e, i);
-		if (s->task == current && s->sp + sizeof(long) == sp)
+		if (s->task == current && tap_arch_sp_after_return(s->sp) == sp)
 			found = s;
 	}
 	spin_unlock_irqrestore(&e->lock, flags);

@@ -91,16 +91,16 @@ static const UnwindRow *row_at(Vec *rows, uint64_t pc)
 	return found;
 }
 
-static bool row_is(Vec *rows, uint64_t pc, int kind, int cfa_off, int rbp_off, int ra_off)
+static bool row_is(Vec *rows, uint64_t pc, int kind, int cfa_off, int fp_off, int ra_off)
 {
 	const UnwindRow *r = row_at(rows, pc);
 	if (!r || r->pc != pc || r->kind != kind || r->cfa_off != cfa_off ||
-	    r->rbp_off != rbp_off || r->ra_off != ra_off) {
+	    r->fp_off != fp_off || r->ra_off != ra_off) {
 		fprintf(stderr, "row at 0x%llx: ", (unsigned long long)pc);
 		if (r)
 			fprintf(stderr, "pc 0x%llx kind %d cfa %d rbp %d ra %d\n",
 				(unsigned long long)r->pc, r->kind, r->cfa_off,
-				r->rbp_off, r->ra_off);
+				r->fp_off, r->ra_off);
 		else
 			fprintf(stderr, "none\n");
 		return false;
@@ -146,7 +146,7 @@ static void test_rows(void)
 		const UnwindRow *p = rows.data[i - 1], *q = rows.data[i];
 		CHECK(p->pc < q->pc);
 		CHECK(p->kind != q->kind || p->cfa_off != q->cfa_off ||
-		      p->rbp_off != q->rbp_off || p->ra_off != q->ra_off);
+		      p->fp_off != q->fp_off || p->ra_off != q->ra_off);
 	}
 
 	/* one name per address: f2 (global) over alias (local), f3 (a

@@ -20,6 +20,7 @@
  * whichever module names it.
  */
 #include "kimages.h"
+#include "arch/arch.h"
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -584,10 +585,6 @@ const DiType *btf_find_type(const DiModule *m, const char *name)
 
 /* ================= functions ================= */
 
-/* x86-64 SysV: the first six integer-class arguments' registers, as
- * DWARF numbers them (rdi rsi rdx rcx r8 r9). */
-static const int arg_regs[] = { 5, 4, 1, 2, 8, 9 };
-
 /* The type behind typedefs and qualifiers (a bounded walk). */
 static const DiType *strip(const DiType *t)
 {
@@ -625,12 +622,6 @@ static int arg_regs_needed(const DiType *t, bool *in_one_reg)
 	}
 }
 
-static bool is_x86_64(void)
-{
-	const char *a = target_arch();
-	return a && !strcmp(a, "x86_64");
-}
-
 static DiFunction *make_function(BtfSet *s, const DiModule *m, uint32_t id,
 				 const struct btf_type *t)
 {
@@ -646,7 +637,9 @@ static DiFunction *make_function(BtfSet *s, const DiModule *m, uint32_t id,
 	f->ret = convert(s, proto->type);
 	const struct btf_param *p = btf_params(proto);
 	vec_reserve(&f->params, btf_vlen(proto));
-	int used = 0, nregs = is_x86_64() ? 6 : 0;
+	/* the integer arguments' registers of the target (arch/) */
+	const Arch *arch = arch_target();
+	int used = 0, nregs = arch->narg_regs;
 	for (int i = 0; i < btf_vlen(proto); i++) {
 		if (!p[i].type)
 			break;          /* "..." */
@@ -662,7 +655,7 @@ static DiFunction *make_function(BtfSet *s, const DiModule *m, uint32_t id,
 		if (need && used + need <= nregs) {
 			if (one) {
 				v->loc.kind = DI_LOC_REG;
-				v->loc.reg = arg_regs[used];
+				v->loc.reg = arch->arg_regs[used];
 			}
 			used += need;
 		}

@@ -83,7 +83,8 @@ bool target_is_running_kernel(void);
  * NULL.  Several folders may hold headers (Debian's -common split), so
  * this returns them in search order. */
 const Vec *kernel_header_dirs(void);
-/* The kernel tree's arch/ folder name for the target: "x86" for x86_64. */
+/* The kernel tree's arch/ folder name for the target (arch/: kbuild's
+ * ARCH). */
 const char *kernel_arch_dir(void);
 
 /* ---- kernel types: the header that declares a struct (kheaders.c) ---- */
@@ -150,20 +151,20 @@ typedef struct SdtArg {
 	bool is_signed;         /* a negative size in the note */
 	SdtArgKind kind;
 	int reg;                /* REG: DWARF register number; MEM: the base
-				 * register's, -1 for none (rip-relative:
-				 * 16, the DWARF number of %rip) */
+				 * register's, -1 for none (pc-relative: the
+				 * pc's, arch/'s pc_reg) */
 	int reg_shift;          /* REG: bit offset of the part named (8 for
 				 * %ah..%dh, else 0) */
 	int index, scale;       /* MEM: index register (DWARF, -1 none), scale */
 	int64_t value;          /* MEM: displacement; CONST: the value */
 	const char *symbol;     /* MEM, CONST: a symbol in the displacement
 				 * ("foo" of "foo+8(%rip)"), or NULL.  elf.c
-				 * resolves it: reg is then 16 and value the
+				 * resolves it: reg is then the pc's and value the
 				 * distance from the marker's pc to foo+8, so
 				 * the run-time address is the marker's
 				 * run-time address (regs->ip at the uprobe)
 				 * plus value, wherever the object is loaded
-				 * (a CONST with reg 16 is that address) */
+				 * (a CONST with the pc's reg is that address) */
 } SdtArg;
 
 /* An SDT marker of .note.stapsdt. */
@@ -249,20 +250,20 @@ const ObjSym *object_symbol_at(const ObjectFacts *f, uint64_t addr);
 Vec object_needed(const char *path);
 
 /* One row of an object's unwind table: from pc (a file address) up to
- * the next row's pc, how to find the caller's frame on x86-64. */
+ * the next row's pc, how to find the caller's frame. */
 typedef enum UnwindKind {
 	UNW_NONE,               /* no CFI here: follow the frame pointer */
-	UNW_SP,                 /* CFA = rsp + cfa_off */
-	UNW_BP,                 /* CFA = rbp + cfa_off */
-	UNW_PLT,                /* a PLT entry: CFA = rsp + 8, + 8 past its push */
+	UNW_SP,                 /* CFA = sp + cfa_off */
+	UNW_BP,                 /* CFA = frame pointer + cfa_off */
+	UNW_PLT,                /* a PLT entry: its CFA rule (x86-64's) */
 	UNW_OUTERMOST,          /* the return address is undefined (_start) */
 } UnwindKind;
 
 typedef struct UnwindRow {
 	uint64_t pc;
 	int32_t cfa_off;
-	int16_t rbp_off;        /* the caller's rbp is at CFA + rbp_off; 0: rbp
-				 * is unchanged */
+	int16_t fp_off;         /* the caller's frame pointer is at CFA +
+				 * fp_off; 0: it is unchanged */
 	int8_t ra_off;          /* the return address is at CFA + ra_off */
 	uint8_t kind;           /* UnwindKind */
 } UnwindRow;

@@ -7,6 +7,7 @@
  * for stap.
  */
 #include "debuginfo.h"
+#include "arch/arch.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -121,29 +122,31 @@ static void read_plt(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, Vec *plt,
 	}
 }
 
-/* Where each PLT entry is, on x86: with IBT (.plt.sec) entry n is the
- * n-th 16-byte stub of .plt.sec; without, the (n+1)-th of .plt (the
- * first is the resolver's).  Other machines: none are known. */
+/* Where each PLT entry is: with .plt.sec (x86's IBT) entry n is the n-th
+ * stub of .plt.sec; without, the n-th of .plt after its header (the
+ * resolver's stub).  The sizes are the architecture's (arch/); machines
+ * tapc does not know get none. */
 static void place_plt(ObjectFacts *f, int machine, const Vec *slots,
 		      const GElf_Shdr *plt, const GElf_Shdr *plt_sec)
 {
-	if (machine != EM_X86_64 && machine != EM_386)
+	const Arch *arch = arch_by_elf_machine(machine);
+	if (!arch || !arch->plt_entry)
 		return;
-	uint64_t base, first;
+	uint64_t base, first, size = arch->plt_entry;
 	const GElf_Shdr *sec = plt_sec && plt_sec->sh_size ? plt_sec : plt;
 	if (!sec || !sec->sh_size)
 		return;
 	base = sec->sh_addr;
-	first = sec == plt ? 16 : 0;
+	first = sec == plt ? arch->plt_header : 0;
 	for (int i = 0; i < slots->len; i++) {
 		const char *name = slots->data[i];
-		uint64_t at = first + 16 * (uint64_t)i;
-		if (!name || at + 16 > sec->sh_size)
+		uint64_t at = first + size * (uint64_t)i;
+		if (!name || at + size > sec->sh_size)
 			continue;
 		ObjSym *o = NEW(ObjSym);
 		o->name = name;
 		o->addr = base + at;
-		o->size = 16;
+		o->size = size;
 		o->func = true;
 		vec_push(&f->plt_entries, o);
 	}
@@ -160,132 +163,12 @@ static uint64_t note_address(Elf *elf, const char *p, size_t size)
 	return v;
 }
 
-/* ---- SDT operands (x86-64, AT&T syntax as gcc prints "%n[...]") ---- */
+/* ---- SDT operands: "[N@]OPERAND", the operand in the syntax of the
+ * object's architecture (arch/) ---- */
 
-/* The general registers by every name of a part of them: DWARF number,
- * the part's width in bytes and its bit offset in the register. */
-static const struct SdtReg {
-	const char *name;
-	signed char dwarf, width, shift;
-} sdt_regs[] = {
-	{ "rax", 0, 8, 0 }, { "eax", 0, 4, 0 }, { "ax", 0, 2, 0 }, { "al", 0, 1, 0 }, { "ah", 0, 1, 8 },
-	{ "rdx", 1, 8, 0 }, { "edx", 1, 4, 0 }, { "dx", 1, 2, 0 }, { "dl", 1, 1, 0 }, { "dh", 1, 1, 8 },
-	{ "rcx", 2, 8, 0 }, { "ecx", 2, 4, 0 }, { "cx", 2, 2, 0 }, { "cl", 2, 1, 0 }, { "ch", 2, 1, 8 },
-	{ "rbx", 3, 8, 0 }, { "ebx", 3, 4, 0 }, { "bx", 3, 2, 0 }, { "bl", 3, 1, 0 }, { "bh", 3, 1, 8 },
-	{ "rsi", 4, 8, 0 }, { "esi", 4, 4, 0 }, { "si", 4, 2, 0 }, { "sil", 4, 1, 0 },
-	{ "rdi", 5, 8, 0 }, { "edi", 5, 4, 0 }, { "di", 5, 2, 0 }, { "dil", 5, 1, 0 },
-	{ "rbp", 6, 8, 0 }, { "ebp", 6, 4, 0 }, { "bp", 6, 2, 0 }, { "bpl", 6, 1, 0 },
-	{ "rsp", 7, 8, 0 }, { "esp", 7, 4, 0 }, { "sp", 7, 2, 0 }, { "spl", 7, 1, 0 },
-	{ "rip", 16, 8, 0 },
-};
-
-/* r8..r15 with their d, w and b parts ("r9d"), else the table above. */
-static const struct SdtReg *sdt_reg(const char *name, size_t len, struct SdtReg *num)
+/* One operand: NULL when it parsed, else why not. */
+static const char *parse_sdt_arg(const Arch *arch, const char *text, SdtArg *a)
 {
-	if (len >= 2 && len <= 4 && name[0] == 'r' && name[1] >= '0' && name[1] <= '9') {
-		size_t i = 1;
-		int n = 0;
-		while (i < len && name[i] >= '0' && name[i] <= '9' && n < 100)
-			n = n * 10 + (name[i++] - '0');
-		int width = i == len ? 8 : len - i != 1 ? 0 :
-			    name[i] == 'd' ? 4 : name[i] == 'w' ? 2 : name[i] == 'b' ? 1 : 0;
-		if (n < 8 || n > 15 || !width || (name[1] == '0') || i > 3)
-			return NULL;
-		num->name = NULL;
-		num->dwarf = (signed char)n;
-		num->width = (signed char)width;
-		num->shift = 0;
-		return num;
-	}
-	for (size_t i = 0; i < sizeof sdt_regs / sizeof sdt_regs[0]; i++)
-		if (strlen(sdt_regs[i].name) == len && !memcmp(sdt_regs[i].name, name, len))
-			return &sdt_regs[i];
-	return NULL;
-}
-
-/* A register "%name" at *p: its entry, *p moved past it. */
-static const struct SdtReg *sdt_reg_at(const char **p, struct SdtReg *num)
-{
-	const char *s = *p;
-	if (*s != '%')
-		return NULL;
-	size_t n = 0;
-	while ((s[1 + n] >= 'a' && s[1 + n] <= 'z') || (s[1 + n] >= '0' && s[1 + n] <= '9'))
-		n++;
-	const struct SdtReg *r = sdt_reg(s + 1, n, num);
-	if (r)
-		*p = s + 1 + n;
-	return r;
-}
-
-/* A number (decimal, 0x hex, with an optional sign) at *p. */
-static bool sdt_number_at(const char **p, int64_t *v)
-{
-	const char *s = *p;
-	bool neg = *s == '-';
-	if (*s == '-' || *s == '+')
-		s++;
-	if (*s < '0' || *s > '9')
-		return false;
-	uint64_t u = 0;
-	int base = 10;
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	const char *digits = s;
-	for (;; s++) {
-		int d = *s >= '0' && *s <= '9' ? *s - '0'
-			: base == 16 && *s >= 'a' && *s <= 'f' ? *s - 'a' + 10
-			: base == 16 && *s >= 'A' && *s <= 'F' ? *s - 'A' + 10 : -1;
-		if (d < 0)
-			break;
-		if (u > (UINT64_MAX - d) / base)
-			return false;
-		u = u * base + d;
-	}
-	if (s == digits)
-		return false;
-	*v = neg ? (int64_t)(0 - u) : (int64_t)u;
-	*p = s;
-	return true;
-}
-
-/* A symbol name at *p (as the assembler writes one: letters, digits,
- * '_', '.', '$', not starting with a digit). */
-static const char *sdt_symbol_at(const char **p)
-{
-	const char *s = *p;
-	size_t n = 0;
-	while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
-	       s[n] == '_' || s[n] == '.' || (n && s[n] == '$') ||
-	       (n && s[n] >= '0' && s[n] <= '9'))
-		n++;
-	if (!n)
-		return NULL;
-	*p = s + n;
-	return intern_n(s, n);
-}
-
-/* A displacement: a number, or a symbol with an optional +N / -N. */
-static bool sdt_disp_at(const char **p, SdtArg *a)
-{
-	const char *s = *p;
-	a->symbol = sdt_symbol_at(&s);
-	if (a->symbol && (*s == '+' || *s == '-')) {
-		if (!sdt_number_at(&s, &a->value))
-			return false;
-	} else if (!a->symbol && !sdt_number_at(&s, &a->value)) {
-		return false;
-	}
-	*p = s;
-	return true;
-}
-
-/* One operand, "[N@]OPERAND": NULL when it parsed, else why not. */
-static const char *parse_sdt_arg(const char *text, SdtArg *a)
-{
-	struct SdtReg num;
 	const char *s = text;
 	memset(a, 0, sizeof *a);
 	a->text = text;
@@ -298,7 +181,7 @@ static const char *parse_sdt_arg(const char *text, SdtArg *a)
 		/* "8f@": a floating-point value, whose bits are read as an
 		 * unsigned number of that size */
 		bool fp = at > s && at[-1] == 'f';
-		if (!sdt_number_at(&q, &n) || q != at - fp)
+		if (!arch_sdt_number_at(&q, &n) || q != at - fp)
 			return _("its size is not a number");
 		if (fp && n < 0)
 			return _("a floating-point size cannot be negative");
@@ -309,81 +192,26 @@ static const char *parse_sdt_arg(const char *text, SdtArg *a)
 		a->is_signed = n < 0;
 		s = at + 1;
 	}
-	if (*s == '%') {                /* a register */
-		const struct SdtReg *r = sdt_reg_at(&s, &num);
-		if (!r || r->dwarf == 16)
-			return _("it names no general register");
-		if (*s)
-			return _("text follows the register");
-		a->kind = SDT_ARG_REG;
-		a->reg = r->dwarf;
-		a->reg_shift = r->shift;
-		if (r->width < a->size)
-			a->size = r->width;
-		return NULL;
-	}
-	if (*s == '$') {                /* an immediate: $N, $sym, $sym+N */
-		s++;
-		a->kind = SDT_ARG_CONST;
-		if (!sdt_number_at(&s, &a->value) && !sdt_disp_at(&s, a))
-			return _("its constant is not a number or symbol");
-		if (*s)
-			return _("text follows the constant");
-		return NULL;
-	}
-	/* memory: [disp](base[,index[,scale]]), (,index,scale), disp */
-	a->kind = SDT_ARG_MEM;
-	a->scale = 1;
-	if (*s != '(' && !sdt_disp_at(&s, a))
-		return _("it is not a register, constant or memory operand");
-	if (*s == '(') {
-		s++;
-		if (*s != ',') {
-			const struct SdtReg *r = sdt_reg_at(&s, &num);
-			if (!r || r->width != 8)
-				return _("its base is not a 64-bit register");
-			a->reg = r->dwarf;
-		}
-		if (*s == ',') {
-			s++;
-			const struct SdtReg *r = sdt_reg_at(&s, &num);
-			if (!r || r->width != 8 || r->dwarf == 16 || r->dwarf == 7)
-				return _("its index is not a 64-bit general register");
-			a->index = r->dwarf;
-			if (*s == ',') {
-				s++;
-				int64_t sc;
-				if (!sdt_number_at(&s, &sc) || (sc != 1 && sc != 2 && sc != 4 && sc != 8))
-					return _("its scale is not 1, 2, 4 or 8");
-				a->scale = (int)sc;
-			}
-		}
-		if (*s != ')')
-			return _("its memory operand is not closed by ')'");
-		s++;
-		if (a->reg == 16 && a->index >= 0)
-			return _("a %rip-relative operand cannot have an index");
-	}
-	if (*s)
-		return _("text follows the memory operand");
-	return NULL;
+	return arch->sdt_parse_operand(s, a);
 }
 
 /* Operands naming a symbol ("counter+8(%rip)", "$table", "counter" as an
  * absolute address) become relative to the marker's address, where the
- * probe stops at run time: reg 16 (%rip) and value the distance from the
- * marker's pc.  That holds wherever the object is loaded.  A bare
- * "N(%rip)" without a symbol says nothing about where it points. */
-static const char *sdt_place(const ObjectFacts *f, const SdtNote *s, SdtArg *a)
+ * probe stops at run time: reg the pc's (%rip) and value the distance
+ * from the marker's pc.  That holds wherever the object is loaded.  A
+ * bare "N(%rip)" without a symbol says nothing about where it points. */
+static const char *sdt_place(const Arch *arch, const ObjectFacts *f, const SdtNote *s,
+			     SdtArg *a)
 {
 	if (!a->symbol) {
-		if (a->kind == SDT_ARG_MEM && a->reg == 16)
-			return _("a %rip-relative operand without a symbol");
+		if (a->kind == SDT_ARG_MEM && a->reg == arch->pc_reg)
+			return xsprintf(_("a %s-relative operand without a symbol"),
+					arch->sdt_pc_operand);
 		if (a->kind == SDT_ARG_MEM && a->reg < 0 && a->index < 0 && f->pie)
 			return _("an absolute address in a position-independent object");
 		return NULL;
 	}
-	if (a->kind == SDT_ARG_MEM && a->reg >= 0 && a->reg != 16)
+	if (a->kind == SDT_ARG_MEM && a->reg >= 0 && a->reg != arch->pc_reg)
 		return _("a symbol displacement on a register base");
 	if (a->index >= 0)
 		return _("a symbol displacement with an index");
@@ -396,7 +224,7 @@ static const char *sdt_place(const ObjectFacts *f, const SdtNote *s, SdtArg *a)
 	if (!sym)
 		return xsprintf(_("its symbol '%s' is not in the file's symbol table"), a->symbol);
 	a->value = (int64_t)(sym->addr + (uint64_t)a->value - s->pc);
-	a->reg = 16;
+	a->reg = arch->pc_reg;
 	return NULL;
 }
 
@@ -416,15 +244,17 @@ static void move_sdt(ObjectFacts *f, uint64_t base)
 	}
 }
 
-/* Every operand of every marker of f, once the symbols are known. */
-static void parse_sdt_args(ObjectFacts *f, bool x86_64)
+/* Every operand of every marker of f, once the symbols are known; arch:
+ * the architecture of f's code, NULL when tapc reads no operands of it. */
+static void parse_sdt_args(ObjectFacts *f, const Arch *arch)
 {
 	for (int i = 0; i < f->sdt.len; i++) {
 		SdtNote *s = f->sdt.data[i];
 		if (!s->nargs)
 			continue;
-		if (!x86_64) {
-			s->args_error = _("tapc reads SDT operands of x86-64 objects only");
+		if (!arch) {
+			s->args_error = xsprintf(_("tapc reads SDT operands of %s objects only"),
+						 arch_names());
 			continue;
 		}
 		Vec argv = { 0 };
@@ -436,9 +266,9 @@ static void parse_sdt_args(ObjectFacts *f, bool x86_64)
 			if (!n)
 				break;
 			SdtArg *a = NEW(SdtArg);
-			const char *why = parse_sdt_arg(intern_n(p, n), a);
+			const char *why = parse_sdt_arg(arch, intern_n(p, n), a);
 			if (!why)
-				why = sdt_place(f, s, a);
+				why = sdt_place(arch, f, s, a);
 			if (why)
 				s->args_error = xsprintf(_("operand %d '%s': %s"), argv.len + 1,
 							 a->text, why);
@@ -645,7 +475,9 @@ const ObjectFacts *object_facts(const char *path)
 		finish_syms(&f->syms);
 		if (have_sdt_base)
 			move_sdt(f, sdt_base);
-		parse_sdt_args(f, machine == EM_X86_64 && gelf_getclass(elf) == ELFCLASS64);
+		const Arch *arch = arch_by_elf_machine(machine);
+		parse_sdt_args(f, arch && machine == arch->elf_machine &&
+				  gelf_getclass(elf) == ELFCLASS64 ? arch : NULL);
 		namelist_finish(&f->funcs, &funcs);
 		namelist_finish(&f->plt, &plt);
 		place_plt(f, machine, &plt_slots, &plt_sh, &plt_sec_sh);

@@ -12,6 +12,7 @@
 #include "tapc.h"
 #include "cache.h"
 #include "debuginfo/kreaders.h"
+#include "arch/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,9 +32,9 @@ typedef struct HeaderSet {
 static Vec sets;                /* HeaderSet * */
 
 /* The folders gcc looks in for <...> (the ones of a plain Debian
- * system, in gcc's order). */
+ * system, in gcc's order; MULTIARCH: the target's triplet, arch/). */
 static const char *const include_dirs[] = {
-	"/usr/local/include", "/usr/include/x86_64-linux-gnu", "/usr/include",
+	"/usr/local/include", "/usr/include/MULTIARCH", "/usr/include",
 };
 
 /* "<a.h><b/c.h>" -> its header names; false when it is not that form. */
@@ -169,7 +170,8 @@ static void load(HeaderSet *hs)
 		hash_str(&sh, h);
 		bool found = false;
 		for (size_t d = 0; d < sizeof include_dirs / sizeof include_dirs[0]; d++) {
-			const char *path = xsprintf("%s/%s", include_dirs[d], h);
+			const char *path = xsprintf("%s/%s", arch_multiarch_path(include_dirs[d]),
+						    h);
 			if (!is_file(path))
 				continue;
 			hash_str(&sh, path);

@@ -63,9 +63,9 @@ bool dwarf_owns(const DiFunction *f);
  * False with *why set to where tapc looked when there is none. */
 bool btf_open(const char *module, DiModule *m, const char **why);
 /* di_functions() from BTF: out-of-line functions (BTF_KIND_FUNC), their
- * parameters (DiVariable, is_param, located by the x86-64 calling
- * convention: DI_LOC_REG with DWARF numbers 5 4 1 2 8 9 for rdi rsi rdx
- * rcx r8 r9; DI_LOC_NONE past the sixth or for a struct passed by value)
+ * parameters (DiVariable, is_param, located by the target's calling
+ * convention, arch/: DI_LOC_REG with the DWARF numbers of its argument
+ * registers; DI_LOC_NONE past the last or for a struct passed by value)
  * and return type.  entry_pc, low_pc, high_pc are 0: BTF has no
  * addresses (the kprobe goes on the symbol). */
 Vec btf_functions(const DiModule *m, const char *func_glob);

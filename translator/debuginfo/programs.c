@@ -2,6 +2,7 @@
  * (debuginfo.h): process("NAME"), -c CMD, -x PID, .library("NAME").
  */
 #include "debuginfo.h"
+#include "arch/arch.h"
 
 #include <glob.h>
 #include <limits.h>
@@ -122,8 +123,9 @@ const char *process_program(int64_t pid)
 	return canonical(xsprintf("/proc/%lld/exe", (long long)pid));
 }
 
+/* MULTIARCH: the target's Debian triplet (arch/) */
 static const char *const lib_dirs[] = {
-	"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64",
+	"/lib/MULTIARCH", "/usr/lib/MULTIARCH", "/lib64",
 	"/usr/lib64", "/lib", "/usr/lib", "/usr/local/lib",
 };
 
@@ -143,7 +145,8 @@ Vec find_libraries(const char *pat)
 	}
 	for (size_t i = 0; i < sizeof lib_dirs / sizeof lib_dirs[0]; i++) {
 		glob_t g;
-		if (glob(xsprintf("%s/%s", lib_dirs[i], pat), 0, NULL, &g) != 0)
+		if (glob(xsprintf("%s/%s", arch_multiarch_path(lib_dirs[i]), pat), 0, NULL,
+			 &g) != 0)
 			continue;
 		for (size_t j = 0; j < g.gl_pathc; j++) {
 			push_file_once(&out, regular_file(g.gl_pathv[j]));

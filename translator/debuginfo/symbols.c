@@ -15,6 +15,7 @@
  */
 #include "debuginfo.h"
 #include "cache.h"
+#include "arch/arch.h"
 
 #include <errno.h>
 
@@ -606,10 +607,7 @@ const NameList *kernel_module_names(void)
 
 const char *kernel_arch_dir(void)
 {
-	const char *a = target_arch();
-	if (!strcmp(a, "x86_64") || !strcmp(a, "i386"))
-		return "x86";
-	return a;
+	return arch_target()->kbuild_arch;
 }
 
 const Vec *kernel_header_dirs(void)

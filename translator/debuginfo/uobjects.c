@@ -1,9 +1,12 @@
 /* uobjects.c - what the module carries of a user-space object besides its
  * symbols (debuginfo.h): the shared libraries it needs (for --ldd, as the
  * dynamic loader would find them) and its unwind table, the rows of its
- * .eh_frame reduced to what a return-address walk on x86-64 needs.
+ * .eh_frame reduced to what a return-address walk needs: a CFA from the
+ * stack or frame pointer (arch/), or the PLT's rule, which is x86-64's
+ * (is_plt_cfa).
  */
 #include "debuginfo.h"
+#include "arch/arch.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -32,10 +35,11 @@ static Elf *open_elf(const char *path, int *fd)
 }
 
 /* The folders the loader searches after an object's own run path
- * (ld.so.conf's entries on Debian, then the defaults). */
+ * (ld.so.conf's entries on Debian, then the defaults; MULTIARCH: the
+ * target's triplet, arch/). */
 static const char *const loader_dirs[] = {
-	"/usr/local/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
-	"/usr/lib/x86_64-linux-gnu", "/usr/local/lib", "/lib64", "/usr/lib64",
+	"/usr/local/lib/MULTIARCH", "/lib/MULTIARCH",
+	"/usr/lib/MULTIARCH", "/usr/local/lib", "/lib64", "/usr/lib64",
 	"/lib", "/usr/lib",
 };
 
@@ -61,7 +65,8 @@ static const char *find_needed(const char *name, const char *runpath,
 		}
 	}
 	for (size_t i = 0; i < sizeof loader_dirs / sizeof loader_dirs[0]; i++) {
-		const char *r = regular_file(xsprintf("%s/%s", loader_dirs[i], name));
+		const char *r = regular_file(xsprintf("%s/%s", arch_multiarch_path(loader_dirs[i]),
+						      name));
 		if (r)
 			return r;
 	}
@@ -204,19 +209,21 @@ static void classify(Dwarf_Frame *fr, int ra_reg, UnwindRow *row)
 	    !saved_at(ops, n, &off) || off < -128 || off > 127)
 		return;
 	row->ra_off = (int8_t)off;
-	if (dwarf_frame_register(fr, 6, mem, &ops, &n) != 0)
+	const Arch *arch = arch_target();
+	if (dwarf_frame_register(fr, arch->fp_reg, mem, &ops, &n) != 0)
 		return;
-	row->rbp_off = 0;
+	row->fp_off = 0;
 	if (n) {
 		if (!saved_at(ops, n, &off) || off == 0 || off < -32768 || off > 32767)
 			return;
-		row->rbp_off = (int16_t)off;
+		row->fp_off = (int16_t)off;
 	}
 	if (dwarf_frame_cfa(fr, &ops, &n) != 0)
 		return;
-	if (n == 1 && ops[0].atom == DW_OP_bregx && (ops[0].number == 7 || ops[0].number == 6) &&
+	if (n == 1 && ops[0].atom == DW_OP_bregx &&
+	    (ops[0].number == (Dwarf_Word)arch->sp_reg || ops[0].number == (Dwarf_Word)arch->fp_reg) &&
 	    (int64_t)ops[0].number2 >= INT32_MIN && (int64_t)ops[0].number2 <= INT32_MAX) {
-		row->kind = ops[0].number == 7 ? UNW_SP : UNW_BP;
+		row->kind = ops[0].number == (Dwarf_Word)arch->sp_reg ? UNW_SP : UNW_BP;
 		row->cfa_off = (int32_t)ops[0].number2;
 	} else if (is_plt_cfa(ops, n)) {
 		row->kind = UNW_PLT;
@@ -227,7 +234,7 @@ static void classify(Dwarf_Frame *fr, int ra_reg, UnwindRow *row)
 static bool same_rule(const UnwindRow *a, const UnwindRow *b)
 {
 	return a->kind == b->kind && a->cfa_off == b->cfa_off &&
-	       a->rbp_off == b->rbp_off && a->ra_off == b->ra_off;
+	       a->fp_off == b->fp_off && a->ra_off == b->ra_off;
 }
 
 static void push_row(Vec *rows, const UnwindRow *r)

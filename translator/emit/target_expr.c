@@ -5,6 +5,7 @@
 #include "passes.h"
 #include "debuginfo/debuginfo.h"
 #include "tpath.h"
+#include "arch/arch.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -426,7 +427,7 @@ Val tx_register(Body *b, Node *n)
 	emit(e, "tap_error(c, \"no registers are available here\");");
 	emit(e, "%s", body_err_goto(b));
 	emit_close(e, "}");
-	emit(e, "#ifdef CONFIG_X86_64");
+	emit(e, "#ifdef %s", arch_target()->kconfig);   /* the names are its */
 	emit(e, "%s = (int64_t)%s->%s;", t, r, n->str);
 	emit(e, "#else");
 	emit(e, "%s = 0;", t);
@@ -708,7 +709,7 @@ static Val write_tpath(Body *b, Node *lhs, Val r)
 		emit(e, "}");
 	} else {
 		/* in a register: the probed code sees the new value */
-		const char *reg = tp->start == TP_RETURN ? "ax"
+		const char *reg = tp->start == TP_RETURN ? arch_reg(arch_target()->ret_reg)
 			: tp_dwarf_reg_name(tp->loc.reg);
 		ASSERT(reg && (tp->start == TP_RETURN || tp->loc.kind == DI_LOC_REG));
 		uint64_t mask = tp->size >= 8 ? ~0ULL : (1ULL << (8 * tp->size)) - 1;

@@ -185,7 +185,7 @@ static void emit_object(StrBuf *out, int idx, const char *path, bool unwind,
 		for (int i = 0; i < rows.len; i++) {
 			UnwindRow *r = rows.data[i];
 			sb_printf(out, "\t{ 0x%llx, %d, %d, %d, %d },\n",
-				  (unsigned long long)r->pc, r->cfa_off, r->rbp_off,
+				  (unsigned long long)r->pc, r->cfa_off, r->fp_off,
 				  r->ra_off, r->kind);
 		}
 		sb_puts(out, "};\n");

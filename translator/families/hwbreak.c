@@ -4,10 +4,10 @@
  * Pass 2 checks the address (a kernel address, aligned to the length the
  * debug registers watch) or that the symbol is a variable of the target
  * kernel (kallsyms of the running target or its System.map, when one can
- * be read; else the run time decides), and the length: x86 watches 1, 2,
- * 4 or 8 bytes, a length in between is rounded up (3 to 4, 5..7 to 8) as
- * stapprobes(3stap) says, and more than 8 is an error.  A script asking
- * for more watchpoints than the CPU has debug registers (4) gets a
+ * be read; else the run time decides), and the length: the debug
+ * registers watch 1, 2, 4 or 8 bytes, a length in between is rounded up
+ * (3 to 4, 5..7 to 8) as stapprobes(3stap) says, and more than 8 is an error.  A script asking
+ * for more watchpoints than the CPU has debug registers (arch/) gets a
  * warning, as their registration will fail.
  *
  * Pass 3 writes one perf overflow handler per probe and a table for
@@ -17,6 +17,7 @@
  * with the registers of the instruction that made it; no $variables.
  */
 #include "emit_glue.h"
+#include "arch/arch.h"
 
 /* ResolvedPoint.data of a watchpoint. */
 typedef struct HwbreakData {
@@ -25,12 +26,6 @@ typedef struct HwbreakData {
 	int length;             /* bytes watched: 1, 2, 4 or 8 */
 	bool rw;                /* .rw, else .write */
 } HwbreakData;
-
-/* Debug registers of an x86 CPU. */
-#define HW_BREAKPOINTS 4
-
-/* The lowest address of the kernel half of x86-64's address space. */
-#define KERNEL_SPACE_START 0xffff800000000000ULL
 
 static int resolve_kernel_data(const ProbeFamily *fam, ProbePoint *pp,
 			       Vec *out)
@@ -68,7 +63,7 @@ static int resolve_kernel_data(const ProbeFamily *fam, ProbePoint *pp,
 		}
 	} else {
 		d->address = (uint64_t)comp_num(dc);
-		if (d->address < KERNEL_SPACE_START) {
+		if (d->address < arch_target()->kernel_space_start) {
 			error_at(dc->loc, _("kernel.data address 0x%llx is not a kernel address"),
 				 (unsigned long long)d->address);
 			return -1;
@@ -79,10 +74,11 @@ static int resolve_kernel_data(const ProbeFamily *fam, ProbePoint *pp,
 			return -1;
 		}
 	}
-	if (++count == HW_BREAKPOINTS + 1)
+	int slots = arch_target()->hw_breakpoints;
+	if (++count == slots + 1)
 		warning_at(pp->loc, _("more than %d kernel.data probes: the CPU has %d debug "
 				      "registers, so the others will fail to register"),
-			   HW_BREAKPOINTS, HW_BREAKPOINTS);
+			   slots, slots);
 	ResolvedPoint *rp = rp_push(out, fam, pp);
 	rp->data = d;
 	return 1;

@@ -12,6 +12,7 @@
  */
 #include "process.h"
 #include "emit_glue.h"
+#include "arch/arch.h"
 
 #include <string.h>
 
@@ -659,9 +660,6 @@ static bool process_supports_entry(const ResolvedPoint *rp)
 	return rp->is_return && is_code_point(rp);
 }
 
-/* The argument registers of the x86-64 calling convention. */
-static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
-
 static const char *process_ctx_expr(const EmitProbe *ep, const CtxVar *v,
 				    bool write)
 {
@@ -671,7 +669,7 @@ static const char *process_ctx_expr(const EmitProbe *ep, const CtxVar *v,
 		return NULL;
 	if (write)      /* -g: the return register, before the caller sees it */
 		return rp->is_return && !d->difunc && !strcmp(v->name, "return")
-		       ? "c->regs->ax" : NULL;
+		       ? xsprintf("c->regs->%s", arch_reg(arch_target()->ret_reg)) : NULL;
 	if (!strcmp(v->name, "$name"))
 		return c_string(d->name ? d->name : "");
 	if (!strcmp(v->name, "$provider"))
@@ -687,8 +685,11 @@ static const char *process_ctx_expr(const EmitProbe *ep, const CtxVar *v,
 	if (rp->is_return && !strcmp(v->name, "return"))
 		return "((int64_t)regs_return_value(c->regs))";
 	int a;
-	if (!rp->is_return && sscanf(v->name, "arg%d", &a) == 1 && a >= 1 && a <= 6)
-		return xsprintf("((int64_t)c->regs->%s)", arg_regs[a - 1]);
+	/* without DWARF: the registers of the calling convention (arch/) */
+	const Arch *arch = arch_target();
+	if (!rp->is_return && sscanf(v->name, "arg%d", &a) == 1 && a >= 1 &&
+	    a <= arch->narg_regs)
+		return xsprintf("((int64_t)c->regs->%s)", arch_reg(arch->arg_regs[a - 1]));
 	return NULL;
 }
 

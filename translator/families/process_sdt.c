@@ -1,21 +1,17 @@
 /* process_sdt.c - the process family's pass 3, for SDT marks: the C
  * expression of one marker operand (SdtArg, parsed from the note by
- * debuginfo/elf.c) in the glue process.c writes.  x86-64 only, as the
- * parser is.
+ * debuginfo/elf.c) in the glue process.c writes.  The registers are the
+ * target architecture's (arch/).
  */
 #include "process.h"
-
-/* struct pt_regs members by DWARF register number (x86-64). */
-static const char *const pt_regs_member[17] = {
-	"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
-	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip",
-};
+#include "arch/arch.h"
 
 static const char *reg_of(const char *regs, int dwarf)
 {
-	if (dwarf < 0 || dwarf > 16)
+	const char *r = arch_reg(dwarf);
+	if (!r)
 		BUG("SDT operand with DWARF register %d", dwarf);
-	return xsprintf("(%s)->%s", regs, pt_regs_member[dwarf]);
+	return xsprintf("(%s)->%s", regs, r);
 }
 
 /* The C integer type of `size` bytes, signed or not. */
@@ -79,8 +75,9 @@ const char *process_sdt_arg_expr(const SdtArg *a, const char *regs)
 	}
 	case SDT_ARG_CONST:
 		/* a symbol's address is relative to the marker (elf.c) */
-		if (a->reg == 16)
-			return extend(xsprintf("(%s + %s)", reg_of(regs, 16), num(a->value)), a);
+		if (a->reg == arch_target()->pc_reg)
+			return extend(xsprintf("(%s + %s)", reg_of(regs, a->reg), num(a->value)),
+				      a);
 		return extend(num(a->value), a);
 	case SDT_ARG_MEM:
 		/* a fault reads 0 and sets the context's error, as the other

@@ -1,0 +1,43 @@
+/*
+ * arch.h - the runtime's one place for what differs by architecture: it
+ * picks the target's header, which gives the rest of the runtime the same
+ * few helpers on each (registers, return addresses, the kernel and user
+ * unwinders' pieces, breakpoint details).  No other runtime file names an
+ * architecture's registers or tests CONFIG_<ARCH>.  tap.h includes it in
+ * kernel builds, after compat.h (kernel-API differences, not
+ * architecture).
+ *
+ * Adding an architecture: runtime/arch/NAME.h with the helpers below, and
+ * its line here.
+ */
+#ifndef TAP_ARCH_H
+#define TAP_ARCH_H
+
+#if defined(CONFIG_X86_64) || (!defined(__KERNEL__) && defined(__x86_64__))
+#include "x86_64.h"
+#else
+#error "tapc's runtime does not support this architecture (runtime/arch/)"
+#endif
+
+/*
+ * Each NAME.h defines:
+ *
+ *   tap_unwind(t, regs, pcs, max)     the kernel stack of task t from regs
+ *                                     (or from here): the number of return
+ *                                     addresses written, or -EOPNOTSUPP
+ *   tap_arch_entry_return_address(regs)
+ *                                     at a probe on a function's entry,
+ *                                     where that function returns to
+ *   tap_arch_sp_after_return(entry_sp)
+ *                                     the user stack pointer once a
+ *                                     function entered with entry_sp has
+ *                                     returned
+ *   tap_arch_user_frame(regs, &pc, &sp, &fp)
+ *                                     where a user stack walk starts
+ *   tap_arch_user_native(regs)        whether the user code runs in the
+ *                                     mode whose frames the walk knows
+ *   tap_arch_plt_cfa(sp, pc)          the frame address at pc in a PLT
+ *                                     stub (the CFA rule of its .eh_frame)
+ */
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * x86_64.h - the runtime on x86-64 (arch.h lists the helpers): struct
+ * pt_regs as x86 names it, the call that pushes the return address on
+ * the stack, and the kernel's own unwinder (ORC or frame pointers).
+ */
+#ifndef TAP_ARCH_X86_64_H
+#define TAP_ARCH_X86_64_H
+
+#include <linux/errno.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#ifdef TAP_HAVE_X86_UNWIND	/* features/have_x86_unwind.c */
+#include <asm/unwind.h>
+#endif
+
+/*
+ * Walk task t's kernel stack with the x86 unwinder, from regs, the probed
+ * address first (or, with no regs, from here, leaving out the frames of
+ * this module: the handler and its glue).  Starting from a probe's regs,
+ * the unwinder may begin with the probed address or with its caller;
+ * either way it is listed once.  The number of addresses written to pcs,
+ * or -EOPNOTSUPP when the kernel does not export the unwinder to modules
+ * (the caller then falls back to stack_trace_save(), or gives up).
+ */
+static inline int tap_unwind(struct task_struct *t, struct pt_regs *regs,
+			     unsigned long *pcs, int max)
+{
+#ifdef TAP_HAVE_X86_UNWIND
+	struct unwind_state state;
+	bool skipping = !regs && t == current;
+	int n = 0;
+
+	if (regs && max > 0)
+		pcs[n++] = instruction_pointer(regs);
+	for (unwind_start(&state, t, regs, NULL);
+	     !unwind_done(&state) && n < max; unwind_next_frame(&state)) {
+		unsigned long addr = unwind_get_return_address(&state);
+
+		if (!addr)
+			break;
+		if (skipping && within_module(addr, THIS_MODULE))
+			continue;
+		skipping = false;
+		if (n == 1 && regs && addr == pcs[0])
+			continue;
+		pcs[n++] = addr;
+	}
+	return n;
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+/* At a function's entry the call has just pushed the return address: it
+ * is the word on top of the stack. */
+static inline __maybe_unused unsigned long tap_arch_entry_return_address(struct pt_regs *regs)
+{
+	return *(unsigned long *)kernel_stack_pointer(regs);
+}
+
+/* The return pops the address the call pushed. */
+static inline unsigned long tap_arch_sp_after_return(unsigned long entry_sp)
+{
+	return entry_sp + sizeof(long);
+}
+
+static inline void tap_arch_user_frame(struct pt_regs *regs, unsigned long *pc,
+				       unsigned long *sp, unsigned long *fp)
+{
+	*pc = regs->ip;
+	*sp = regs->sp;
+	*fp = regs->bp;
+}
+
+/* 64-bit code: the frames of an ia32 task are laid out otherwise. */
+static inline bool tap_arch_user_native(struct pt_regs *regs)
+{
+	return user_64bit_mode(regs);
+}
+
+/* A PLT stub's .eh_frame rule: the return address is at sp until its
+ * push (the 11th byte of the 16-byte stub), one word further after it. */
+static inline unsigned long tap_arch_plt_cfa(unsigned long sp, unsigned long pc)
+{
+	return sp + 8 + ((pc & 15) >= 11 ? 8 : 0);
+}
+
+#endif
