@@ -32,6 +32,7 @@ tapc_data_files = \
 	runtime/lines.h \
 	runtime/map.c \
 	runtime/map.h \
+	runtime/memory.c \
 	runtime/printf.c \
 	runtime/regex.c \
 	runtime/regex.h \
@@ -48,6 +49,7 @@ tapc_data_files = \
 	runtime/tap_string.h \
 	runtime/tapset_support.c \
 	runtime/tapset_support.h \
+	runtime/task.c \
 	runtime/transport.c \
 	runtime/transport.h \
 	runtime/transport_ring.c \
@@ -168,6 +170,7 @@ tapc_dist_files = \
 	probes/sys/sdt.h \
 	scripts/demo.stp \
 	scripts/install-deps.sh \
+	scripts/output-snapshot \
 	scripts/run-in-vm \
 	scripts/setup-and-demo.sh \
 	scripts/tapset-docs.awk \
