@@ -177,12 +177,21 @@ tapc_dist_files = \
 	scripts/update-file-lists \
 	scripts/update-potfiles \
 	scripts/vm-lib.sh \
+	taprun/command.c \
+	taprun/control.c \
+	taprun/input.c \
 	taprun/merge.c \
 	taprun/merge.h \
 	taprun/module.c \
+	taprun/msg.c \
+	taprun/options.c \
 	taprun/outfile.c \
 	taprun/outfile.h \
+	taprun/output.c \
+	taprun/preload.c \
 	taprun/session.c \
+	taprun/session.h \
+	taprun/signals.c \
 	taprun/taprun.c \
 	taprun/taprun.h \
 	taprun/tests/build-selftest \
