@@ -34,6 +34,7 @@ tapc_data_files = \
 	runtime/lines.h \
 	runtime/map.c \
 	runtime/map.h \
+	runtime/memory.c \
 	runtime/printf.c \
 	runtime/regex.c \
 	runtime/regex.h \
@@ -50,6 +51,7 @@ tapc_data_files = \
 	runtime/tap_string.h \
 	runtime/tapset_support.c \
 	runtime/tapset_support.h \
+	runtime/task.c \
 	runtime/transport.c \
 	runtime/transport.h \
 	runtime/transport_ring.c \
@@ -178,12 +180,21 @@ tapc_dist_files = \
 	scripts/update-file-lists \
 	scripts/update-potfiles \
 	scripts/vm-lib.sh \
+	taprun/command.c \
+	taprun/control.c \
+	taprun/input.c \
 	taprun/merge.c \
 	taprun/merge.h \
 	taprun/module.c \
+	taprun/msg.c \
+	taprun/options.c \
 	taprun/outfile.c \
 	taprun/outfile.h \
+	taprun/output.c \
+	taprun/preload.c \
 	taprun/session.c \
+	taprun/session.h \
+	taprun/signals.c \
 	taprun/taprun.c \
 	taprun/taprun.h \
 	taprun/tests/build-selftest \

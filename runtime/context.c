@@ -38,7 +38,7 @@ static struct tap_context *tap_context_alloc(void)
 	c->frames = tap_alloc((MAXNESTING + 1) * TAP_FRAME_STRIDE(TAP_FRAME_SIZE));
 	c->iter_scratch_size = tap_max_map_entries * TAP_FOREACH_DEPTH;
 	c->iter_scratch = tap_alloc((c->iter_scratch_size + 1) * sizeof(u64));
-	c->re_scratch = tap_alloc(tap_regex_scratch_size());
+	c->re_scratch = tap_alloc(sizeof(struct tap_regex_scratch));
 	if (!c->frames || !c->iter_scratch || !c->re_scratch) {
 		tap_context_free(c);
 		return NULL;

@@ -439,7 +439,7 @@ void tap_map_clear(struct tap_map *m)
 }
 
 /* Rebuild a statistics map's merged view from the CPUs' maps. */
-int tap_map_aggregate(struct tap_context *c, struct tap_map *m)
+static int tap_map_aggregate(struct tap_context *c, struct tap_map *m)
 {
 	unsigned int cpu;
 	union tap_key k[TAP_MAX_KEYS];

@@ -73,7 +73,6 @@ void tap_map_delete(struct tap_map *m, const union tap_key *k);
 void tap_map_delete_match(struct tap_map *m, const union tap_key *k, unsigned int wild);
 void tap_map_clear(struct tap_map *m);
 int64_t tap_map_size(struct tap_context *c, struct tap_map *m);
-int tap_map_aggregate(struct tap_context *c, struct tap_map *m);
 
 int tap_map_iter_begin(struct tap_context *c, struct tap_iter *it, struct tap_map *m,
 		       const union tap_key *k, unsigned int wild, int sort_col, int dir,

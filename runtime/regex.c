@@ -461,31 +461,6 @@ int tap_regex_compile(struct tap_regex *re, const char *pattern)
 
 /* ---- the Pike VM ---- */
 
-#define RE_NCAP (2 * TAP_RE_NSUB)
-
-struct re_thread {
-	u16 pc;
-	s32 cap[RE_NCAP];
-};
-
-struct re_frame {
-	u16 pc;			/* or a capture to restore */
-	s8 restore;		/* capture slot, -1 for a pc entry */
-	s32 old;
-};
-
-struct tap_regex_scratch {
-	struct re_thread list[2][TAP_RE_MAXINST];
-	struct re_frame stack[3 * TAP_RE_MAXINST + 4];
-	u32 mark[TAP_RE_MAXINST];	/* step number when last added */
-	s32 cap[RE_NCAP];
-};
-
-size_t tap_regex_scratch_size(void)
-{
-	return sizeof(struct tap_regex_scratch);
-}
-
 /*
  * Add the thread at pc (and everything reachable without consuming a
  * character) to list l.  An explicit stack replaces recursion; a pc is
@@ -493,14 +468,14 @@ size_t tap_regex_scratch_size(void)
  * per instruction.
  */
 static void re_addthread(struct tap_regex_scratch *w, const struct tap_regex *re,
-			 struct re_thread *l, int *n, int pc0, s32 *cap, int pos, int len,
+			 struct tap_re_thread *l, int *n, int pc0, s32 *cap, int pos, int len,
 			 u32 step)
 {
 	int sp = 0;
 
-	w->stack[sp++] = (struct re_frame){ .pc = pc0, .restore = -1 };
+	w->stack[sp++] = (struct tap_re_frame){ .pc = pc0, .restore = -1 };
 	while (sp > 0) {
-		struct re_frame f = w->stack[--sp];
+		struct tap_re_frame f = w->stack[--sp];
 		const struct tap_re_inst *in;
 
 		if (f.restore >= 0) {
@@ -513,24 +488,24 @@ static void re_addthread(struct tap_regex_scratch *w, const struct tap_regex *re
 		in = &re->inst[f.pc];
 		switch (in->op) {
 		case RE_JMP:
-			w->stack[sp++] = (struct re_frame){ .pc = in->x, .restore = -1 };
+			w->stack[sp++] = (struct tap_re_frame){ .pc = in->x, .restore = -1 };
 			break;
 		case RE_SPLIT:
-			w->stack[sp++] = (struct re_frame){ .pc = in->y, .restore = -1 };
-			w->stack[sp++] = (struct re_frame){ .pc = in->x, .restore = -1 };
+			w->stack[sp++] = (struct tap_re_frame){ .pc = in->y, .restore = -1 };
+			w->stack[sp++] = (struct tap_re_frame){ .pc = in->x, .restore = -1 };
 			break;
 		case RE_SAVE:
-			w->stack[sp++] = (struct re_frame){ .restore = in->arg, .old = cap[in->arg] };
+			w->stack[sp++] = (struct tap_re_frame){ .restore = in->arg, .old = cap[in->arg] };
 			cap[in->arg] = pos;
-			w->stack[sp++] = (struct re_frame){ .pc = f.pc + 1, .restore = -1 };
+			w->stack[sp++] = (struct tap_re_frame){ .pc = f.pc + 1, .restore = -1 };
 			break;
 		case RE_BOL:
 			if (pos == 0)
-				w->stack[sp++] = (struct re_frame){ .pc = f.pc + 1, .restore = -1 };
+				w->stack[sp++] = (struct tap_re_frame){ .pc = f.pc + 1, .restore = -1 };
 			break;
 		case RE_EOL:
 			if (pos == len)
-				w->stack[sp++] = (struct re_frame){ .pc = f.pc + 1, .restore = -1 };
+				w->stack[sp++] = (struct tap_re_frame){ .pc = f.pc + 1, .restore = -1 };
 			break;
 		default:
 			l[*n].pc = f.pc;
@@ -567,7 +542,7 @@ int tap_regex_match(struct tap_context *c, const struct tap_regex *re, const cha
 	for (pos = 0; pos <= len; pos++) {
 		/* a new thread starts here unless a match already began earlier */
 		if (!matched) {
-			for (i = 0; i < RE_NCAP; i++)
+			for (i = 0; i < TAP_RE_NCAP; i++)
 				w->cap[i] = -1;
 			re_addthread(w, re, w->list[cur], &ncur, 0, w->cap, pos, len, step);
 		}
@@ -576,7 +551,7 @@ int tap_regex_match(struct tap_context *c, const struct tap_regex *re, const cha
 		nnext = 0;
 		step++;
 		for (i = 0; i < ncur; i++) {
-			struct re_thread *t = &w->list[cur][i];
+			struct tap_re_thread *t = &w->list[cur][i];
 			const struct tap_re_inst *in = &re->inst[t->pc];
 
 			if (matched && t->cap[0] > c->re_cap[0])

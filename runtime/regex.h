@@ -30,10 +30,34 @@ struct tap_regex {
 	u8 classes[TAP_RE_MAXCLASS][32];
 };
 
+/*
+ * The Pike VM's per-CPU working memory: the context allocates one with
+ * itself at load (context.c), so its size is known here, not asked of
+ * regex.c.
+ */
+#define TAP_RE_NCAP (2 * TAP_RE_NSUB)
+
+struct tap_re_thread {
+	u16 pc;
+	s32 cap[TAP_RE_NCAP];
+};
+
+struct tap_re_frame {
+	u16 pc;			/* or a capture to restore */
+	s8 restore;		/* capture slot, -1 for a pc entry */
+	s32 old;
+};
+
+struct tap_regex_scratch {
+	struct tap_re_thread list[2][TAP_RE_MAXINST];
+	struct tap_re_frame stack[3 * TAP_RE_MAXINST + 4];
+	u32 mark[TAP_RE_MAXINST];	/* step number when last added */
+	s32 cap[TAP_RE_NCAP];
+};
+
 struct tap_context;
 
 int tap_regex_compile(struct tap_regex *re, const char *pattern);
-size_t tap_regex_scratch_size(void);
 int tap_regex_match(struct tap_context *c, const struct tap_regex *re, const char *s);
 int tap_regex_matched(struct tap_context *c, int64_t n, char *dst);
 

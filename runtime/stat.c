@@ -50,7 +50,7 @@ static int tap_msb64(u64 v)
  * Linear: 0 = below start, 1..N = [start + (i-1)*interval, +interval),
  * N+1 = above.
  */
-int tap_hist_bucket_of(const struct tap_hist_spec *spec, int64_t v)
+static int tap_hist_bucket_of(const struct tap_hist_spec *spec, int64_t v)
 {
 	u64 off;
 

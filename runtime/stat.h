@@ -49,7 +49,6 @@ size_t tap_stat_data_size(const struct tap_hist_spec *spec);
 void tap_stat_data_add(const struct tap_hist_spec *spec, struct tap_stat_data *d, int64_t v);
 void tap_stat_data_merge(const struct tap_hist_spec *spec, struct tap_stat_data *agg,
 			 const struct tap_stat_data *d);
-int tap_hist_bucket_of(const struct tap_hist_spec *spec, int64_t v);
 
 struct tap_stat *tap_stat_create(const struct tap_hist_spec *spec);
 void tap_stat_destroy(struct tap_stat *s);

@@ -13,5 +13,7 @@
 #include "regex.c"
 #ifndef TAP_USER_TEST
 #include "transport.c"
+#include "memory.c"
+#include "task.c"
 #include "tapset_support.c"
 #endif

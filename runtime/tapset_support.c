@@ -1,6 +1,7 @@
 /*
- * tapset_support.c - memory, symbol, stack and task helpers for embedded C
- * (runtime/TAPSET-API.md; declarations in tapset_support.h).
+ * tapset_support.c - symbol and stack helpers for embedded C, the module's
+ * size and the kernel log (runtime/TAPSET-API.md; declarations in
+ * tapset_support.h, which also declares memory.c's and task.c's).
  *
  * Kernel only: the user-space unit tests of the runtime bring their own
  * stand-ins.  All of it is safe in any probe context: reads go through
@@ -19,100 +20,6 @@
 #include <linux/printk.h>
 #include <linux/sched/task_stack.h>
 #include <linux/stacktrace.h>
-
-/* ---- memory ---- */
-
-int tap_read_kernel(void *dst, const void *src, size_t n)
-{
-	return copy_from_kernel_nofault(dst, src, n) ? -EFAULT : 0;
-}
-
-/*
- * copy_to_kernel_nofault() is not exported; the per-byte store with an
- * exception-table fixup is what it does.  Only kernel addresses: a user
- * address is not what a guru function means to change here.
- */
-int tap_write_kernel(void *dst, const void *src, size_t n)
-{
-	unsigned long a = (unsigned long)dst;
-	size_t i;
-
-	if (a < TASK_SIZE_MAX + PAGE_SIZE || a + n < a)
-		return -EFAULT;
-	pagefault_disable();
-	for (i = 0; i < n; i++)
-		__put_kernel_nofault((u8 *)dst + i, (const u8 *)src + i, u8,
-				     err_fault);
-	pagefault_enable();
-	return 0;
-err_fault:
-	pagefault_enable();
-	return -EFAULT;
-}
-
-/* A user address means the current task's, and a kernel thread has
- * none. */
-static bool _tap_user_access_ok(void)
-{
-	return current->mm && !(current->flags & PF_KTHREAD);
-}
-
-int tap_read_user(void *dst, const void __user *src, size_t n)
-{
-	if (!_tap_user_access_ok())
-		return -EFAULT;
-	return copy_from_user_nofault(dst, src, n) ? -EFAULT : 0;
-}
-
-int tap_write_user(void __user *dst, const void *src, size_t n)
-{
-	if (!_tap_user_access_ok())
-		return -EFAULT;
-	return copy_to_user_nofault(dst, src, n) ? -EFAULT : 0;
-}
-
-/*
- * Strings are copied a page at a time: a page is readable or not as a
- * whole, so reading past the NUL up to the page's end cannot fault where
- * the string itself did not.
- */
-static long _tap_strncpy(char *dst, unsigned long src, size_t n, bool user)
-{
-	size_t done = 0;
-
-	if (n == 0)
-		return -EINVAL;
-	while (done < n - 1) {
-		size_t chunk = min_t(size_t, n - 1 - done,
-				     PAGE_SIZE - offset_in_page(src + done));
-		const char *nul;
-		int r = user ? tap_read_user(dst + done,
-					     (const void __user *)(src + done), chunk)
-			     : tap_read_kernel(dst + done, (const void *)(src + done),
-					       chunk);
-
-		if (r) {
-			dst[0] = '\0';
-			return -EFAULT;
-		}
-		nul = memchr(dst + done, '\0', chunk);
-		if (nul)
-			return nul - dst;
-		done += chunk;
-	}
-	dst[n - 1] = '\0';
-	return n - 1;
-}
-
-long tap_strncpy_kernel(char *dst, const char *src, size_t n)
-{
-	return _tap_strncpy(dst, (unsigned long)src, n, false);
-}
-
-long tap_strncpy_user(char *dst, const char __user *src, size_t n)
-{
-	return _tap_strncpy(dst, (unsigned long)src, n, true);
-}
 
 /* ---- kernel symbols ---- */
 
@@ -275,74 +182,7 @@ int tap_task_backtrace(struct task_struct *t, unsigned long *pcs, int max)
 	return n < 0 ? 0 : n;
 }
 
-/* ---- tasks, the module, the kernel log ---- */
-
-struct task_struct *tap_pid2task(pid_t pid)
-{
-	struct task_struct *t;
-
-	rcu_read_lock();
-	t = pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID);
-	rcu_read_unlock();
-	return t;
-}
-
-/* The root taprun sees (see tapset_support.h). */
-void tap_loader_root(struct path *root)
-{
-	struct task_struct *t = NULL;
-	pid_t pid = READ_ONCE(tap_loader_pid);
-
-	if (pid > 0) {
-		rcu_read_lock();
-		t = pid_task(find_pid_ns(pid, &init_pid_ns), PIDTYPE_PID);
-		if (t)
-			get_task_struct(t);
-		rcu_read_unlock();
-	}
-	if (t) {
-		bool ok = false;
-
-		task_lock(t);
-		if (t->fs) {
-			get_fs_root(t->fs, root);
-			ok = true;
-		}
-		task_unlock(t);
-		put_task_struct(t);
-		if (ok)
-			return;
-	}
-	get_fs_root(current->fs, root);
-}
-
-/*
- * True when t is the target (-x PID, or the process of -c CMD: target())
- * or one of its descendants: a process probe under -c/-x runs only there.
- * False when there is no target.  The parent chain is followed under RCU;
- * a process whose parent exited was reparented to a subreaper or init and
- * is no longer in the tree.
- */
-bool tap_in_target_tree(struct task_struct *t)
-{
-	pid_t target = READ_ONCE(tap_target_pid);
-	bool in = false;
-
-	if (target <= 0 || !t)
-		return false;
-	rcu_read_lock();
-	for (;;) {
-		if (task_tgid_nr(t) == target) {
-			in = true;
-			break;
-		}
-		if (task_pid_nr(t) <= 1 || t == rcu_dereference(t->real_parent))
-			break;
-		t = rcu_dereference(t->real_parent);
-	}
-	rcu_read_unlock();
-	return in;
-}
+/* ---- the module, the kernel log ---- */
 
 void tap_module_size(char *buf, size_t len)
 {

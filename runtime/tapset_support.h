@@ -6,7 +6,8 @@
  * the transport and printf.
  *
  * Every function here may be called in any probe context: nothing sleeps,
- * allocates or faults.  The kernel side is tapset_support.c.
+ * allocates or faults.  The kernel side is tapset_support.c, with memory.c
+ * (memory) and task.c (tasks).
  */
 #ifndef TAP_TAPSET_SUPPORT_H
 #define TAP_TAPSET_SUPPORT_H

@@ -12,7 +12,9 @@
 #include "taprun.h"
 #include "outfile.h"
 
-char *outfile_base_name(const char *pattern, int cpu, bool no_sep)
+/* pattern (strftime() conversions expanded) and, for cpu >= 0, "_CPU"
+ * (or "CPU" with no_sep). */
+static char *outfile_base_name(const char *pattern, int cpu, bool no_sep)
 {
 	char name[PATH_MAX], *full;
 	time_t now = time(NULL);

@@ -30,10 +30,6 @@ struct outfile {
 	char **kept;		/* keep entries: names, by index % keep */
 };
 
-/* pattern (strftime() conversions expanded) and, for cpu >= 0, "_CPU"
- * (or "CPU" with no_sep). */
-char *outfile_base_name(const char *pattern, int cpu, bool no_sep);
-
 /* Set up *o (fields above filled in by the caller) and create its first
  * file.  0 or a negative errno; says why on failure. */
 int outfile_open(struct outfile *o);

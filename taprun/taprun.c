@@ -1,4 +1,4 @@
-/* taprun.c - the command line of the loader, and its messages.
+/* taprun.c - the command line of the loader.
  *
  *   taprun [OPTIONS] MODULE.ko [NAME=VALUE ...]
  *
@@ -11,87 +11,12 @@
 #include <errno.h>
 #include <getopt.h>
 #include <locale.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "taprun.h"
-
-struct options opt = { .remote_id = -1 };
-
-static const char *color_error = "", *color_warning = "", *color_reset = "";
-
-static void set_color(const char *when)
-{
-	const char *term = getenv("TERM");
-	bool on;
-
-	if (!strcmp(when, "always"))
-		on = true;
-	else if (!strcmp(when, "never"))
-		on = false;
-	else
-		on = isatty(2) && term && strcmp(term, "dumb");
-	if (on) {
-		color_error = "\033[01;31m";
-		color_warning = "\033[01;35m";
-		color_reset = "\033[0m";
-	} else {
-		color_error = color_warning = color_reset = "";
-	}
-}
-
-static void vmsg(const char *color, const char *prefix, const char *fmt,
-		 va_list ap)
-{
-	flush_output();
-	fprintf(stderr, "%s%s%s ", color, prefix, color_reset);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void msg_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vmsg(color_error, _("ERROR:"), fmt, ap);
-	va_end(ap);
-}
-
-void msg_warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (opt.no_warnings)
-		return;
-	va_start(ap, fmt);
-	vmsg(color_warning, _("WARNING:"), fmt, ap);
-	va_end(ap);
-}
-
-void msg_verbose(int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (opt.verbose < level)
-		return;
-	va_start(ap, fmt);
-	vmsg("", "taprun:", fmt, ap);
-	va_end(ap);
-}
-
-void msg_from_module(bool error, const char *text, size_t len)
-{
-	while (len && (text[len - 1] == '\n' || text[len - 1] == '\0'))
-		len--;
-	if (error)
-		msg_error("%.*s", (int)len, text);
-	else
-		msg_warning("%.*s", (int)len, text);
-}
 
 static void usage(FILE *f)
 {
@@ -281,7 +206,7 @@ static int parse_option(int c, const char *arg)
 				  arg);
 			return -EINVAL;
 		}
-		set_color(arg);
+		msg_set_color(arg);
 		return 0;
 	case 'r':
 		return parse_remote(arg);
@@ -376,7 +301,7 @@ int main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	bindtextdomain(PACKAGE, LOCALEDIR);
 	textdomain(PACKAGE);
-	set_color("auto");
+	msg_set_color("auto");
 
 	ret = parse_args(argc, argv);
 	if (ret)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "i18n.h"
@@ -39,16 +40,20 @@ struct options {
 	const char *delete_name; /* -d */
 };
 
-extern struct options opt;
+extern struct options opt;	/* options.c */
 
-/* taprun.c: messages on stderr */
+/* msg.c: messages on stderr */
+/* "always", "never" or "auto" (stderr is a terminal, TERM is not dumb). */
+void msg_set_color(const char *when);
 void msg_error(const char *fmt, ...) PRINTF(1, 2);
 void msg_warning(const char *fmt, ...) PRINTF(1, 2);
 void msg_verbose(int level, const char *fmt, ...) PRINTF(2, 3);
 /* ERROR/WARNING text that came from the module (not NUL-terminated). */
 void msg_from_module(bool error, const char *text, size_t len);
-/* Output and stderr share a terminal: flush the output first. */
-void flush_output(void);
+/* Output and stderr share a terminal: each message flushes out first
+ * (standard output while it is the output, NULL: none). */
+void msg_set_output(FILE *out);
+void msg_flush_output(void);
 
 /* module.c */
 struct modinfo {

@@ -196,14 +196,4 @@ static __maybe_unused int _tap_kretprobes_register(struct _tap_kretprobe *k, int
 	return 0;
 }
 
-/* The entry half of every kretprobe: remember the stack pointer. */
-static inline __maybe_unused struct _tap_kret_data *_tap_kret_save_sp(struct kretprobe_instance *ri,
-							struct pt_regs *regs)
-{
-	struct _tap_kret_data *d = (struct _tap_kret_data *)ri->data;
-
-	d->entry_sp = kernel_stack_pointer(regs);
-	return d;
-}
-
 #endif /* TAP_PROBES_KPROBES_C */
