@@ -136,7 +136,7 @@ static const char *describe(Token *t)
 	}
 }
 
-static const char *where(Loc l)
+static const char *line_col(Loc l)
 {
 	return xsprintf("%d:%d", l.line, l.col);
 }
@@ -184,7 +184,7 @@ static void expect_close(Parser *P, const char *op, Token *open)
 	}
 	Token *t = peek(P);
 	fail_at(P, t->loc, _("expected '%s' to close '%s' at %s, found %s"), op,
-		open->text, where(open->loc), describe(t));
+		open->text, line_col(open->loc), describe(t));
 }
 
 /* ---- nesting ----
@@ -350,7 +350,7 @@ static Node *parse_ternary(Parser *P)
 	n->then = parse_expr(P);
 	if (!peek_op(P, ":"))
 		fail_at(P, peek(P)->loc, _("expected ':' for the '?' at %s, found %s"),
-			where(q->loc), describe(peek(P)));
+			line_col(q->loc), describe(peek(P)));
 	next(P);
 	enter(P);
 	n->els = parse_ternary(P);
@@ -1214,7 +1214,7 @@ static Node *parse_block(Parser *P)
 		}
 		if (t->kind == TK_EOF)
 			fail_at(P, t->loc, _("expected '}' to close '{' at %s, found end "
-					     "of file"), where(open->loc));
+					     "of file"), line_col(open->loc));
 		vec_push(&b->stmts, parse_stmt(P));
 	}
 }
@@ -1343,7 +1343,7 @@ static Alts *parse_pp_unit(Parser *P, int depth)
 		if (!peek_op(P, ")"))
 			fail_at(P, peek(P)->loc, _("expected ')' to close '(' at %s (a probe "
 						   "point argument is one literal), found %s"),
-				where(open->loc), describe(peek(P)));
+				line_col(open->loc), describe(peek(P)));
 		next(P);
 	}
 	Alt *one = NEW(Alt);
@@ -1499,7 +1499,7 @@ static void parse_globals(Parser *P, Token *kw, bool is_private)
 		Var *old = find_global(P->file, v->name);
 		if (old)
 			fail_at(P, t->loc, _("global '%s' is already declared at %s"),
-				v->name, where(old->loc));
+				v->name, line_col(old->loc));
 		vec_push(&P->file->globals, v);
 		if (!accept_op(P, ","))
 			break;
@@ -1575,7 +1575,7 @@ static void parse_function(Parser *P, Token *kw, bool is_private)
 			Var *o = vec_get(&f->params, i);
 			if (o->name == pt->text)
 				fail_at(P, pt->loc, _("duplicate parameter '%s' (first at %s)"),
-					pt->text, where(o->loc));
+					pt->text, line_col(o->loc));
 		}
 		Var *v = NEW(Var);
 		v->name = pt->text;
@@ -1592,7 +1592,7 @@ static void parse_function(Parser *P, Token *kw, bool is_private)
 			continue;
 		if (!peek_op(P, ")"))
 			fail_at(P, peek(P)->loc, _("expected ',' or ')' to close '(' at %s, "
-						   "found %s"), where(open->loc),
+						   "found %s"), line_col(open->loc),
 				describe(peek(P)));
 	}
 	next(P);

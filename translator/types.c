@@ -36,7 +36,7 @@ static const char *var_kind_name(Var *v)
 	}
 }
 
-static const char *where(Loc l)
+static const char *decl_place(Loc l)
 {
 	if (!l.file || l.line <= 0)
 		return _("elsewhere");
@@ -56,7 +56,7 @@ static void set_var(Var *v, Type t, Loc at)
 	if (v->type != t && reporting && once(v))
 		error_at(at, _("type mismatch: %s '%s' is %s here but was %s at %s"),
 			 var_kind_name(v), v->name, type_name(t), type_name(v->type),
-			 where(v->type_loc.line ? v->type_loc : v->loc));
+			 decl_place(v->type_loc.line ? v->type_loc : v->loc));
 }
 
 static void set_key(Var *v, int i, Type t, Loc at)
@@ -607,7 +607,7 @@ static void infer_stmt(Infer *in, Node *n)
 			} else if (t != TY_UNKNOWN && t != f->type && reporting && once(f))
 				error_at(n->lhs->loc, _("type mismatch: function '%s' returns "
 							"%s here but %s at %s"), f->name,
-					 type_name(t), type_name(f->type), where(f->type_loc));
+					 type_name(t), type_name(f->type), decl_place(f->type_loc));
 		}
 		break;
 	case N_DELETE:
