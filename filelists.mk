@@ -351,6 +351,16 @@ tapc_dist_files = \
 	testsuite/golden/parse/macros.stp \
 	testsuite/golden/parse/numbers.p1 \
 	testsuite/golden/parse/numbers.stp \
+	testsuite/golden/parse/p1_reached.args \
+	testsuite/golden/parse/p1_reached.env \
+	testsuite/golden/parse/p1_reached.err \
+	testsuite/golden/parse/p1_reached.stp \
+	testsuite/golden/parse/p1_unreached.args \
+	testsuite/golden/parse/p1_unreached.env \
+	testsuite/golden/parse/p1_unreached.p1 \
+	testsuite/golden/parse/p1_unreached.stp \
+	testsuite/golden/parse/p1lib/broken.stp \
+	testsuite/golden/parse/p1lib/good.stp \
 	testsuite/golden/parse/preprocess.args \
 	testsuite/golden/parse/preprocess.p1 \
 	testsuite/golden/parse/preprocess.stp \

@@ -145,7 +145,7 @@ static bool pass1_parse(Run *r)
 {
 	parse_user_scripts(&r->files);
 	if (sess.last_pass == 1)
-		check_tapset_syntax();
+		tapset_check_reached(&r->files);
 	report_pass(1, _("parsed user script and tapsets"));
 	if (error_count)
 		return stop(r, 1);

@@ -1709,38 +1709,3 @@ Stapfile *parse_file(SrcFile *src, bool is_tapset)
 		return NULL;
 	return f;
 }
-
-/* -p1: parse every tapset file of the search path, as stap does, so a
- * broken tapset shows up.  Its errors are warnings unless -W. */
-void check_tapset_syntax(void)
-{
-	const Vec *dirs = tapset_dirs();
-	for (int i = 0; i < dirs->len; i++) {
-		const char *dir = vec_get(dirs, i);
-		DIR *d = opendir(dir);
-		if (!d)
-			continue;
-		Vec names = { 0 };
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			size_t n = strlen(e->d_name);
-			if (n > 4 && !strcmp(e->d_name + n - 4, ".stp"))
-				vec_push(&names, xsprintf("%s/%s", dir, e->d_name));
-		}
-		closedir(d);
-		if (names.len)
-			vec_sort(&names, cmp_cstr_ptr);
-		for (int j = 0; j < names.len; j++) {
-			const char *path = vec_get(&names, j);
-			SrcFile *src = srcfile_read(path, path);
-			if (!src) {
-				warning_plain(_("cannot read tapset '%s': %s"), path,
-					      strerror(errno));
-				continue;
-			}
-			pass1_soft_errors = true;
-			parse_file(src, true);
-			pass1_soft_errors = false;
-		}
-	}
-}

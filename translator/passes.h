@@ -7,9 +7,11 @@
 /* pass 1 (parse.c): parse one file.  Returns NULL after reporting errors.
  * A tapset file may use guru constructs (embedded C) freely. */
 Stapfile *parse_file(SrcFile *src, bool is_tapset);
-/* -p1 (parse.c): parse every tapset file of the search path so a broken
- * one is reported; its errors are warnings unless -W. */
-void check_tapset_syntax(void);
+/* -p1 (tapsets.c): parse the tapset files the user files reach (the
+ * functions they call, the globals they name, the aliases their probe
+ * points match, and so on through those files), so that a broken tapset
+ * the script needs shows up; their errors are warnings unless -W. */
+void tapset_check_reached(const Vec *user_files);
 
 /* pass 2 (elab.c): bind symbols, load the tapsets the script needs,
  * expand probe aliases and wildcards, infer types, drop unused code.

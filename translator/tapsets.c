@@ -7,6 +7,8 @@
  * and pass 2 parses only the files the script reaches.
  */
 #include "tapsets.h"
+#include "lex.h"
+#include "wildcard.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -603,4 +605,118 @@ Stapfile *tapset_load(const char *path, bool *fresh)
 	fi->parsed = f;
 	*fresh = true;
 	return f;
+}
+
+/* ---- -p1: the files a script reaches ---- */
+
+static void reach_add(Vec *todo, const Vec *paths)
+{
+	for (int i = 0; paths && i < paths->len; i++) {
+		const char *p = vec_get(paths, i);
+		bool seen = false;
+		for (int j = 0; j < todo->len && !seen; j++)
+			seen = vec_get(todo, j) == p;
+		if (!seen)
+			vec_push(todo, (void *)p);
+	}
+}
+
+static void reach_node(Node **slot, void *ctx)
+{
+	Node *n = *slot;
+	if (!n)
+		return;
+	if (n->kind == N_CALL)
+		reach_add(ctx, tapset_files_for_function(intern(n->name)));
+	else if (n->kind == N_SYMBOL)
+		reach_add(ctx, tapset_files_for_global(intern(n->name)));
+	for_each_child(n, reach_node, ctx);
+}
+
+/* The aliases a point may use: those its names match (wildcards
+ * included), and those that are a leading part of it (an alias named
+ * a.b used as a.b.c). */
+static void reach_point(ProbePoint *pp, Vec *todo)
+{
+	StrBuf sb = { 0 };
+	for (int i = 0; i < pp->comps.len; i++) {
+		ProbePointComp *c = vec_get(&pp->comps, i);
+		if (i)
+			sb_putc(&sb, '.');
+		sb_puts(&sb, c->name);
+	}
+	const char *text = sb_cstr(&sb);
+	size_t tlen = strlen(text);
+	for (int i = 0; i < tapset_alias_count(); i++) {
+		const char *name = tapset_alias_name(i);
+		size_t n = strlen(name);
+		if (wildcard_match(text, name) ||
+		    (n < tlen && !strncmp(text, name, n) && text[n] == '.'))
+			reach_add(todo, tapset_alias_files(i));
+	}
+	sb_free(&sb);
+	if (pp->condition)
+		reach_node(&pp->condition, todo);
+}
+
+static void reach_probes(const Vec *probes, Vec *todo)
+{
+	for (int i = 0; i < probes->len; i++) {
+		Probe *p = vec_get(probes, i);
+		for (int j = 0; j < p->points.len; j++)
+			reach_point(vec_get(&p->points, j), todo);
+		reach_node(&p->body, todo);
+	}
+}
+
+static void reach_file(Stapfile *f, Vec *todo)
+{
+	reach_probes(&f->probes, todo);
+	reach_probes(&f->aliases, todo);
+	for (int i = 0; i < f->funcs.len; i++) {
+		Func *fn = vec_get(&f->funcs, i);
+		reach_node(&fn->body, todo);
+	}
+	for (int i = 0; i < f->globals.len; i++) {
+		Var *v = vec_get(&f->globals, i);
+		reach_node(&v->init, todo);
+	}
+}
+
+void tapset_check_reached(const Vec *user_files)
+{
+	Vec todo = { 0 };
+	build_index();
+	/* The user's own tapsets (-I) are checked whole, as a script is: a
+	 * syntax error in one is reported even when this script does not
+	 * reach it.  The library is checked as far as the script reaches. */
+	for (int i = 0; i < files.len; i++) {
+		FileIndex *fi = vec_get(&files, i);
+		for (int j = 0; j < sess.tapset_dirs.len; j++) {
+			const char *dir = vec_get(&sess.tapset_dirs, j);
+			size_t n = strlen(dir);
+			while (n > 1 && dir[n - 1] == '/')
+				n--;
+			if (!strncmp(fi->path, dir, n) && fi->path[n] == '/') {
+				vec_push(&todo, (void *)fi->path);
+				break;
+			}
+		}
+	}
+	for (int i = 0; i < user_files->len; i++)
+		reach_file(vec_get(user_files, i), &todo);
+	for (int i = 0; i < todo.len; i++) {
+		const char *path = vec_get(&todo, i);
+		SrcFile *src = srcfile_read(path, path);
+		if (!src) {
+			warning_plain(_("cannot read tapset '%s': %s"), path,
+				      strerror(errno));
+			continue;
+		}
+		pass1_soft_errors = true;
+		Stapfile *f = parse_file(src, true);
+		pass1_soft_errors = false;
+		if (f)
+			reach_file(f, &todo);
+	}
 }
