@@ -76,6 +76,25 @@ static inline bool _tap_arm64_same_function(unsigned long a, unsigned long b)
 }
 
 /*
+ * Whether the instruction before addr is a call (BL, BLR, or BLRAA,
+ * BLRAAZ, BLRAB, BLRABZ): every return address follows one.  x30 at a
+ * probe is not always one: at a kretprobe's handler it is the
+ * trampoline the function returned to.
+ */
+static inline bool _tap_arm64_after_call(unsigned long addr)
+{
+	u32 insn;
+
+	if ((addr & 3) || copy_from_kernel_nofault(&insn, (void *)(addr - 4),
+						   sizeof(insn)))
+		return false;
+	insn = le32_to_cpu(insn);
+	return (insn & 0xfc000000) == 0x94000000 ||	/* bl */
+	       (insn & 0xfffffc1f) == 0xd63f0000 ||	/* blr */
+	       (insn & 0xfefff800) == 0xd63f0800;	/* blraa(z), blrab(z) */
+}
+
+/*
  * Walk task t's kernel stack along the frame records, from regs, the
  * probed address first (or, with no regs, from here, leaving out the
  * frames of this module: the handler and its glue; or, for a task that
@@ -83,9 +102,9 @@ static inline bool _tap_arm64_same_function(unsigned long a, unsigned long b)
  *
  * With regs, the probed function's caller may be only in x30: at its
  * entry and in a leaf function x29 is still the caller's frame.  x30 is
- * taken as a frame when it is not in the probed function (where it
- * points after that function made a call of its own), and listed once
- * when the first frame record holds it too.
+ * taken as a frame when it follows a call and is not in the probed
+ * function (where it points after that function made a call of its own),
+ * and listed once when the first frame record holds it too.
  *
  * Frame records go up the stack, except where the walk leaves the IRQ or
  * overflow stack for the task's: a few steps down are let through, and
@@ -106,7 +125,8 @@ static inline int tap_unwind(struct task_struct *t, struct pt_regs *regs,
 
 		pcs[n++] = instruction_pointer(regs);
 		fp = frame_pointer(regs);
-		if (n < max && lr && !_tap_arm64_same_function(pcs[0], lr)) {
+		if (n < max && _tap_arm64_after_call(lr) &&
+		    !_tap_arm64_same_function(pcs[0], lr)) {
 			pcs[n++] = lr;
 			if (_tap_arm64_frame(fp, &next, &ra) && ra == lr)
 				fp = next;
