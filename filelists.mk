@@ -8,6 +8,7 @@ tapc_data_files = \
 	runtime/alloc.c \
 	runtime/alloc.h \
 	runtime/arch/arch.h \
+	runtime/arch/arm64.h \
 	runtime/arch/x86_64.h \
 	runtime/compat.h \
 	runtime/context.c \

@@ -15,6 +15,8 @@
 
 #if defined(CONFIG_X86_64) || (!defined(__KERNEL__) && defined(__x86_64__))
 #include "x86_64.h"
+#elif defined(CONFIG_ARM64) || (!defined(__KERNEL__) && defined(__aarch64__))
+#include "arm64.h"
 #else
 #error "tapc's runtime does not support this architecture (runtime/arch/)"
 #endif

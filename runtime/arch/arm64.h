@@ -1,0 +1,186 @@
+/*
+ * arm64.h - the runtime on arm64 (arch.h lists the helpers): struct
+ * pt_regs as arm64 names it (regs[0..30], sp, pc, pstate), the call that
+ * leaves the return address in the link register x30, and a walk of the
+ * kernel's frame records (arm64 kernels are built with frame pointers,
+ * and the kernel's own unwinder is not exported to modules).
+ */
+#ifndef TAP_ARCH_ARM64_H
+#define TAP_ARCH_ARM64_H
+
+#include <linux/errno.h>
+#include <linux/kallsyms.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+
+/*
+ * A return address without its pointer-authentication code: kernels
+ * built with CONFIG_ARM64_PTR_AUTH_KERNEL sign x30 before saving it in a
+ * frame record.  XPACLRI is in the hint space, a no-op on CPUs without
+ * pointer authentication, so this needs no feature test (the kernel's own
+ * helper for it changed its name between 6.1 and 6.12).
+ */
+static inline unsigned long tap_arch_strip_pac(unsigned long addr)
+{
+	register unsigned long x30 asm("x30") = addr;
+
+	asm("hint #7" : "+r"(x30));	/* xpaclri */
+	return x30;
+}
+
+/* A frame record: [fp] the caller's fp, [fp + 8] the return address. */
+static inline bool _tap_arm64_frame(unsigned long fp, unsigned long *next,
+				    unsigned long *ra)
+{
+	unsigned long rec[2];
+
+	if (!fp || (fp & 7) ||
+	    copy_from_kernel_nofault(rec, (void *)fp, sizeof(rec)))
+		return false;
+	*next = rec[0];
+	*ra = tap_arch_strip_pac(rec[1]);
+	return true;
+}
+
+/*
+ * Whether a and b are in the same kernel function (kallsyms'
+ * "name+0xoff/0xsize": a's function is [a - off, a - off + size)).
+ */
+static inline bool _tap_arm64_same_function(unsigned long a, unsigned long b)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	char *plus, *slash;
+	unsigned long off, size;
+
+	sprint_symbol(sym, a);
+	plus = strrchr(sym, '+');
+	if (!plus)
+		return false;
+	slash = strchr(plus, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	if (kstrtoul(plus + 1, 16, &off))
+		return false;
+	plus = slash + 1;
+	slash = strchr(plus, ' ');
+	if (slash)
+		*slash = '\0';
+	if (kstrtoul(plus, 16, &size))
+		return false;
+	return b >= a - off && b < a - off + size;
+}
+
+/*
+ * Whether the instruction before addr is a call (BL, BLR, or BLRAA,
+ * BLRAAZ, BLRAB, BLRABZ): every return address follows one.  x30 at a
+ * probe is not always one: at a kretprobe's handler it is the
+ * trampoline the function returned to.
+ */
+static inline bool _tap_arm64_after_call(unsigned long addr)
+{
+	u32 insn;
+
+	if ((addr & 3) || copy_from_kernel_nofault(&insn, (void *)(addr - 4),
+						   sizeof(insn)))
+		return false;
+	insn = le32_to_cpu(insn);
+	return (insn & 0xfc000000) == 0x94000000 ||	/* bl */
+	       (insn & 0xfffffc1f) == 0xd63f0000 ||	/* blr */
+	       (insn & 0xfefff800) == 0xd63f0800;	/* blraa(z), blrab(z) */
+}
+
+/*
+ * Walk task t's kernel stack along the frame records, from regs, the
+ * probed address first (or, with no regs, from here, leaving out the
+ * frames of this module: the handler and its glue; or, for a task that
+ * is not running, from where it switched out).
+ *
+ * With regs, the probed function's caller may be only in x30: at its
+ * entry and in a leaf function x29 is still the caller's frame.  x30 is
+ * taken as a frame when it follows a call and is not in the probed
+ * function (where it points after that function made a call of its own),
+ * and listed once when the first frame record holds it too.
+ *
+ * Frame records go up the stack, except where the walk leaves the IRQ or
+ * overflow stack for the task's: a few steps down are let through, and
+ * max bounds the walk in any case.  Return addresses through a kretprobe
+ * or the function-graph tracer show as their trampolines.
+ */
+static inline int tap_unwind(struct task_struct *t, struct pt_regs *regs,
+			     unsigned long *pcs, int max)
+{
+	unsigned long fp, next, ra;
+	bool skipping = false;
+	int downs = 0, n = 0;
+
+	if (max <= 0)
+		return 0;
+	if (regs) {
+		unsigned long lr = tap_arch_strip_pac(procedure_link_pointer(regs));
+
+		pcs[n++] = instruction_pointer(regs);
+		fp = frame_pointer(regs);
+		if (n < max && _tap_arm64_after_call(lr) &&
+		    !_tap_arm64_same_function(pcs[0], lr)) {
+			pcs[n++] = lr;
+			if (_tap_arm64_frame(fp, &next, &ra) && ra == lr)
+				fp = next;
+		}
+	} else if (t == current) {
+		fp = (unsigned long)__builtin_frame_address(0);
+		skipping = true;
+	} else {
+		fp = thread_saved_fp(t);
+		pcs[n++] = thread_saved_pc(t);
+	}
+	while (n < max && _tap_arm64_frame(fp, &next, &ra) && ra) {
+		if (next <= fp && ++downs > 4)
+			break;
+		fp = next;
+		if (skipping && within_module(ra, THIS_MODULE))
+			continue;
+		skipping = false;
+		pcs[n++] = ra;
+	}
+	return n;
+}
+
+/* At a function's entry the call has just set the link register. */
+static inline __maybe_unused unsigned long tap_arch_entry_return_address(struct pt_regs *regs)
+{
+	return procedure_link_pointer(regs);
+}
+
+/* The call and the return leave sp as it was. */
+static inline unsigned long tap_arch_sp_after_return(unsigned long entry_sp)
+{
+	return entry_sp;
+}
+
+static inline void tap_arch_user_frame(struct pt_regs *regs, unsigned long *pc,
+				       unsigned long *sp, unsigned long *fp)
+{
+	*pc = regs->pc;
+	*sp = regs->sp;
+	*fp = regs->regs[29];
+}
+
+/* AArch64 code: a 32-bit (compat) task's frames are laid out otherwise. */
+static inline bool tap_arch_user_native(struct pt_regs *regs)
+{
+	return !compat_user_mode(regs);
+}
+
+/* An AArch64 PLT stub (adrp, ldr, add, br) does not touch sp, and the
+ * return address stays in x30. */
+static inline unsigned long tap_arch_plt_cfa(unsigned long sp, unsigned long pc)
+{
+	return sp;
+}
+
+#endif
