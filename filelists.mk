@@ -1349,6 +1349,7 @@ tapc_dist_files = \
 	testsuite/vm/workloads/threads.c \
 	translator/arch/arch.c \
 	translator/arch/arch.h \
+	translator/arch/arm64.c \
 	translator/arch/sdt_operand.c \
 	translator/arch/x86_64.c \
 	translator/ast.c \

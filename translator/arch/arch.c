@@ -9,6 +9,7 @@
 /* Adding an architecture: its file, and a line here. */
 static const Arch *const arches[] = {
 	&arch_x86_64,
+	&arch_arm64,
 };
 #define NARCHES (sizeof arches / sizeof arches[0])
 

@@ -2,7 +2,7 @@
  * architecture, behind one struct (as QBE's Target): register names and
  * DWARF numbers, the calling convention, SDT operand syntax, the names
  * kbuild, uname and Debian use, and address-space facts.  One file per
- * architecture (arch/x86_64.c) fills one Arch; arch.c lists them and
+ * architecture (arch/x86_64.c, arch/arm64.c) fills one Arch; arch.c lists them and
  * holds the target's; sdt_operand.c has what their SDT parsers share.  No other translator file names an architecture.
  *
  * The other side of the seam: runtime/arch/ (the module's registers and
@@ -71,6 +71,7 @@ typedef struct Arch {
 } Arch;
 
 extern const Arch arch_x86_64;
+extern const Arch arch_arm64;
 
 /* The architecture -a or uname -m names (any of its spellings), or NULL. */
 const Arch *arch_by_name(const char *name);
