@@ -78,6 +78,8 @@ const Arch *arch_by_name(const char *name);
 /* The architecture whose objects have this e_machine (its own or its
  * 32-bit tasks'), or NULL. */
 const Arch *arch_by_elf_machine(int machine);
+/* Every architecture tapc knows, NULL-terminated. */
+const Arch *const *arch_all(void);
 /* The names tapc knows, for a message: "x86_64". */
 const char *arch_names(void);
 
