@@ -214,6 +214,10 @@ const char *target_sysroot(void);
  * target: under target_sysroot() when the target is a cross one and the
  * file is there or not on the machine either, else path itself. */
 const char *target_path(const char *path);
+/* kbuild's variables for the target, before -B's: ARCH=NAME and
+ * CROSS_COMPILE=TRIPLET- for a cross target (unless -B gives them),
+ * none for the machine's own. */
+const Vec *target_kbuild_vars(void);
 
 /* The version we claim for systemtap_v / --compatible comparisons. */
 #define TAPC_STAP_COMPAT_VERSION "5.1"

@@ -121,6 +121,76 @@ const char *target_path(const char *path)
 	return access(in, F_OK) == 0 || access(path, F_OK) != 0 ? in : path;
 }
 
+/* What -B gives NAME ("CROSS_COMPILE=x-" gives "x-"), or NULL. */
+static const char *make_var(const char *name)
+{
+	const char *r = NULL;
+	size_t n = strlen(name);
+	for (int i = 0; i < sess.make_vars.len; i++) {
+		const char *v = vec_get(&sess.make_vars, i);
+		if (!strncmp(v, name, n) && v[n] == '=')
+			r = v + n + 1;
+	}
+	return r;
+}
+
+/* The cross compiler's prefix: -B CROSS_COMPILE=, else Debian's
+ * (gcc-TRIPLET's TRIPLET-gcc). */
+static const char *cross_prefix(void)
+{
+	const char *b = make_var("CROSS_COMPILE");
+	return b ? b : xsprintf("%s-", arch_target()->multiarch);
+}
+
+const Vec *target_kbuild_vars(void)
+{
+	static Vec v;
+	static bool done;
+	if (done || !cross)
+		return &v;
+	done = true;
+	if (!make_var("ARCH"))
+		vec_push(&v, xsprintf("ARCH=%s", arch_target()->kbuild_arch));
+	if (!make_var("CROSS_COMPILE"))
+		vec_push(&v, xsprintf("CROSS_COMPILE=%s", cross_prefix()));
+	return &v;
+}
+
+/* A program on PATH (or a path to one). */
+static bool have_program(const char *name)
+{
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	const char *path = getenv("PATH");
+	for (const char *s = path ? path : "/usr/bin:/bin"; *s;) {
+		size_t n = strcspn(s, ":");
+		if (n && access(xsprintf("%.*s/%s", (int)n, s, name), X_OK) == 0)
+			return true;
+		s += n + (s[n] == ':');
+	}
+	return false;
+}
+
+/* A cross build needs the target's compiler: said at the start, not after
+ * passes 1-3 (listings and -p1..-p3 do not compile). */
+static bool check_cross_compiler(void)
+{
+	if (!cross || sess.listing || sess.last_pass < 4)
+		return true;
+	const char *cc = xsprintf("%sgcc", cross_prefix());
+	if (have_program(cc))
+		return true;
+	if (make_var("CROSS_COMPILE"))
+		error_plain(_("no cross compiler %s (from -B CROSS_COMPILE=%s) to build "
+			      "the %s module"), cc, cross_prefix(), arch);
+	else
+		error_plain(_("no cross compiler %s to build the %s module: install "
+			      "the package gcc-%s (scripts/fetch-%s.sh does), or name "
+			      "another with -B CROSS_COMPILE=PREFIX"),
+			    cc, arch, arch_target()->multiarch, arch);
+	return false;
+}
+
 bool target_init(void)
 {
 	struct utsname u;
@@ -162,7 +232,7 @@ bool target_init(void)
 					 sess.kernel_build_dir);
 		release = read_first_line(f);
 		if (release && *release)
-			return true;
+			return check_cross_compiler();
 		release = xstrdup(u.release);
 		if (!is_dir(sess.kernel_build_dir))
 			error_plain(_("-r %s: no such kernel build tree"),
@@ -181,7 +251,7 @@ bool target_init(void)
 	}
 	release = sess.release ? sess.release : xstrdup(u.release);
 	if (cross)
-		return release_known(sess.release);
+		return release_known(sess.release) && check_cross_compiler();
 	return !sess.release || !strcmp(sess.release, u.release) ||
 	       release_known(sess.release);
 }
