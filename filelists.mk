@@ -60,6 +60,7 @@ tapc_data_files = \
 	runtime/usyms.h \
 	tapsets/ansi.stp \
 	tapsets/args.stp \
+	tapsets/arm64/registers.stp \
 	tapsets/atomic.stp \
 	tapsets/aux_syscalls.stp \
 	tapsets/cast.stpm \
@@ -205,6 +206,10 @@ tapc_dist_files = \
 	testsuite/callgraph.allow \
 	testsuite/conformance.xfail \
 	testsuite/conformance.xfail-nodwarf \
+	testsuite/fixtures/kernel-tree-arm64/.config \
+	testsuite/fixtures/kernel-tree-arm64/README \
+	testsuite/fixtures/kernel-tree-arm64/System.map \
+	testsuite/fixtures/kernel-tree-arm64/include/config/kernel.release \
 	testsuite/fixtures/kernel-tree-bare/include/config/kernel.release \
 	testsuite/fixtures/kernel-tree-syscalls/.config \
 	testsuite/fixtures/kernel-tree-syscalls/README \
@@ -1371,6 +1376,7 @@ tapc_dist_files = \
 	testsuite/vm/workloads/threads.c \
 	translator/arch/arch.c \
 	translator/arch/arch.h \
+	translator/arch/arm64.c \
 	translator/arch/sdt_operand.c \
 	translator/arch/x86_64.c \
 	translator/ast.c \

@@ -37,6 +37,25 @@ function trim(s) {
 	return s
 }
 
+# The architecture folder of a place ("tapsets/arm64/registers.stp:5":
+# arm64), "" outside one.  Each architecture's folder defines and
+# documents the same names: one page each, from the reference
+# architecture's folder (refarch, x86_64 unless given); the others'
+# comments are checked but make no second page.
+function arch_of(loc) {
+	if (!match(loc, /^tapsets\/[^\/:]+\//))
+		return ""
+	return substr(loc, 9, RLENGTH - 9)
+}
+function other_arches(a, b) {
+	return arch_of(a) != "" && arch_of(b) != "" && arch_of(a) != arch_of(b)
+}
+function takes_over(new, old) {
+	if (refarch == "")
+		refarch = "x86_64"
+	return other_arches(new, old) && arch_of(new) == refarch
+}
+
 # A public definition seen at where(): kind, name, the text of its synopsis.
 function define(kind, name, synopsis,    key) {
 	if (internal(name))
@@ -45,6 +64,8 @@ function define(kind, name, synopsis,    key) {
 	if (!(key in def_at)) {
 		def_at[key] = where()
 		def_order[++ndefs] = key
+	} else if (takes_over(where(), def_at[key])) {
+		def_at[key] = where()
 	}
 	if (synopsis != "" && index(SUBSEP syn[key] SUBSEP, SUBSEP synopsis SUBSEP) == 0)
 		syn[key] = (syn[key] == "" ? synopsis : syn[key] SUBSEP synopsis)
@@ -68,12 +89,18 @@ function close_comment(    first, kind, name, key, n, i, line, m) {
 	if (internal(name))
 		return
 	key = kind " " name
-	if (key in doc_at) {
-		bad[++nbad] = cstart ": a second doc comment for " kind " " name " (the first: " doc_at[key] ")"
+	if (key in doc_at && !takes_over(cstart, doc_at[key])) {
+		if (!other_arches(cstart, doc_at[key]))
+			bad[++nbad] = cstart ": a second doc comment for " kind " " name " (the first: " doc_at[key] ")"
 		return
 	}
-	doc_at[key] = cstart
+	# the page's place in the lists is where the reference's comment is
+	if (key in doc_at)
+		for (i = 1; i <= ndocs; i++)
+			if (doc_order[i] == key)
+				doc_order[i] = ""
 	doc_order[++ndocs] = key
+	doc_at[key] = cstart
 	m = first
 	sub(/^[^-]*-[ \t]+/, "", m)
 	summary[key] = m
@@ -315,7 +342,8 @@ END {
 		list = outdir "/pages.list.tmp"
 		printf "" > list
 		for (i = 1; i <= ndocs; i++) {
-			key = doc_order[i]
+			if ((key = doc_order[i]) == "")
+				continue
 			name = key
 			sub(/^[^ ]* /, "", name)
 			page(key, name, name)
@@ -354,7 +382,8 @@ END {
 		wrong++
 	}
 	for (i = 1; i <= ndocs; i++) {
-		key = doc_order[i]
+		if ((key = doc_order[i]) == "")
+			continue
 		if (!(key in def_at)) {
 			print doc_at[key] ": the doc comment names " key ", which no tapset defines"
 			wrong++

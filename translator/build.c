@@ -48,6 +48,12 @@ static bool check_build_tree(void)
 		return true;
 	if (sess.kernel_build_dir)
 		error_plain(_("'%s' is not a kernel build tree (it has no Makefile)"), tree);
+	else if (target_is_cross())
+		error_plain(_("no %s kernel build tree for %s at %s: scripts/fetch-%s.sh "
+			      "--release %s fetches Debian's linux-headers-%s there, or "
+			      "give -r DIR"),
+			    target_arch(), target_release(), tree, target_arch(),
+			    target_release(), target_release());
 	else
 		error_plain(_("no kernel build tree for %s at %s: install the package "
 			      "linux-headers-%s, or give -r DIR"),
@@ -81,6 +87,9 @@ static int run_kbuild(const char *dir, const char **args, int nargs, StrBuf *log
 	vec_push(&argv, (void *)"-C");
 	vec_push(&argv, (void *)kernel_build_tree());
 	vec_push(&argv, xsprintf("M=%s", dir));
+	const Vec *cross = target_kbuild_vars();
+	for (int i = 0; i < cross->len; i++)
+		vec_push(&argv, vec_get(cross, i));
 	for (int i = 0; i < sess.make_vars.len; i++)
 		vec_push(&argv, vec_get(&sess.make_vars, i));
 	if (sess.vp[3] >= 3)

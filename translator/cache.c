@@ -111,6 +111,10 @@ void hash_tree_identity(Sha256 *s)
 	}
 	for (int i = 0; i < sess.make_vars.len; i++)
 		hash_str(s, vec_get(&sess.make_vars, i));
+	/* a cross build's ARCH= and compiler (none for the machine's own) */
+	const Vec *cross = target_kbuild_vars();
+	for (int i = 0; i < cross->len; i++)
+		hash_str(s, vec_get(cross, i));
 }
 
 

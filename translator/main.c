@@ -173,7 +173,8 @@ static bool pass2_elaborate(Run *r)
 /* Before any work for pass 5: can this machine load the module at all? */
 static bool can_run_here(Run *r)
 {
-	if (sess.last_pass == 5 && !stand_in_taprun()) {
+	/* a cross build stops after pass 4 (pass4_build) */
+	if (sess.last_pass == 5 && !target_is_cross() && !stand_in_taprun()) {
 		const char *why = cannot_load_modules();
 		if (why) {
 			explain_no_run(why);
@@ -280,6 +281,15 @@ static bool pass4_build(Run *r)
 	}
 	if (sess.last_pass == 4) {
 		printf("%s\n", r->ko);
+		return stop(r, 0);
+	}
+	if (target_is_cross()) {
+		/* a module for another architecture cannot be loaded here */
+		printf("%s\n", r->ko);
+		fprintf(stderr, _("tapc: %s is for %s %s and is not run here: copy it "
+				  "to that host and run it with a taprun built for %s "
+				  "(make taprun-static-%s builds a static one)\n"),
+			r->ko, target_arch(), target_release(), target_arch(), target_arch());
 		return stop(r, 0);
 	}
 	return true;

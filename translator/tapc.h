@@ -201,6 +201,23 @@ const char *target_config(const char *name); /* CONFIG_X value or NULL */
 /* The target's kbuild tree: -r DIR, else /lib/modules/RELEASE/build,
  * resolved to its real path when it exists. */
 const char *kernel_build_tree(void);
+/* Whether the target's architecture is not the machine's: its module is
+ * cross-built (kbuild's ARCH and CROSS_COMPILE) and not loaded here. */
+bool target_is_cross(void);
+/* The folder holding a cross target's kernels in the system's layout
+ * (boot/, lib/modules/R/, usr/lib/debug/, usr/src/), as
+ * scripts/fetch-NAME.sh unpacks them: $TAPC_NAME_DIR/root, by default
+ * /var/cache/tapc/NAME/root (NAME: the architecture's, upper-case in the
+ * variable).  NULL when the target is the machine's own. */
+const char *target_sysroot(void);
+/* An absolute path of the system's layout ("/boot/System.map-R") for the
+ * target: under target_sysroot() when the target is a cross one and the
+ * file is there or not on the machine either, else path itself. */
+const char *target_path(const char *path);
+/* kbuild's variables for the target, before -B's: ARCH=NAME and
+ * CROSS_COMPILE=TRIPLET- for a cross target (unless -B gives them),
+ * none for the machine's own. */
+const Vec *target_kbuild_vars(void);
 
 /* The version we claim for systemtap_v / --compatible comparisons. */
 #define TAPC_STAP_COMPAT_VERSION "5.1"

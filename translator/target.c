@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 static const char *release, *arch;
+static bool cross;
 static bool config_loaded;
 static Vec config_names, config_values;
 
@@ -36,12 +37,12 @@ static const char *read_first_line(const char *path)
 static bool release_known(const char *rel)
 {
 	const char *places[] = {
-		xsprintf("/lib/modules/%s", rel),
-		xsprintf("/usr/src/linux-headers-%s", rel),
-		xsprintf("/boot/System.map-%s", rel),
-		xsprintf("/usr/lib/debug/boot/System.map-%s", rel),
-		xsprintf("/boot/vmlinuz-%s", rel),
-		xsprintf("/boot/config-%s", rel),
+		target_path(xsprintf("/lib/modules/%s", rel)),
+		target_path(xsprintf("/usr/src/linux-headers-%s", rel)),
+		target_path(xsprintf("/boot/System.map-%s", rel)),
+		target_path(xsprintf("/usr/lib/debug/boot/System.map-%s", rel)),
+		target_path(xsprintf("/boot/vmlinuz-%s", rel)),
+		target_path(xsprintf("/boot/config-%s", rel)),
 	};
 	StrBuf where = { 0 };
 	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
@@ -51,10 +52,142 @@ static bool release_known(const char *rel)
 		}
 		sb_printf(&where, "%s%s", i ? ", " : "", places[i]);
 	}
-	error_plain(_("unknown kernel release '%s': no modules folder, build tree, "
-		      "headers, System.map, image or config for it (looked for %s)"),
-		    rel, sb_cstr(&where));
+	if (cross)
+		error_plain(_("unknown %s kernel release '%s': no modules folder, build "
+			      "tree, headers, System.map, image or config for it (looked "
+			      "for %s; scripts/fetch-%s.sh --release %s fetches Debian's "
+			      "linux-headers-%s, linux-image-%s and, with --dbg, its -dbg "
+			      "package there)"),
+			    arch, rel, sb_cstr(&where), arch, rel, rel, rel);
+	else
+		error_plain(_("unknown kernel release '%s': no modules folder, build tree, "
+			      "headers, System.map, image or config for it (looked for %s)"),
+			    rel, sb_cstr(&where));
 	sb_free(&where);
+	return false;
+}
+
+/* The architecture a kernel build tree is configured for: the one whose
+ * config symbol its .config sets (CONFIG_ARM64=y), or NULL. */
+static const Arch *tree_arch(const char *dir)
+{
+	FILE *f = fopen(xsprintf("%s/.config", dir), "r");
+	if (!f)
+		return NULL;
+	const Arch *found = NULL;
+	char line[4096];
+	for (const Arch *const *a = arch_all(); *a && !found; a++) {
+		const char *want = xsprintf("%s=y", (*a)->kconfig);
+		rewind(f);
+		while (!found && fgets(line, sizeof line, f))
+			if (!strncmp(line, want, strlen(want)) &&
+			    (line[strlen(want)] == '\n' || !line[strlen(want)]))
+				found = *a;
+	}
+	fclose(f);
+	return found;
+}
+
+bool target_is_cross(void)
+{
+	return cross;
+}
+
+const char *target_sysroot(void)
+{
+	static const char *root;
+	if (!cross)
+		return NULL;
+	if (!root) {
+		StrBuf var = { 0 };
+		sb_puts(&var, "TAPC_");
+		for (const char *c = arch; *c; c++)
+			sb_printf(&var, "%c", *c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+		sb_puts(&var, "_DIR");
+		const char *env = getenv(sb_cstr(&var));
+		sb_free(&var);
+		root = env && *env ? xsprintf("%s/root", env)
+			: xsprintf("/var/cache/tapc/%s/root", arch);
+	}
+	return root;
+}
+
+const char *target_path(const char *path)
+{
+	const char *root = target_sysroot();
+	if (!root || path[0] != '/')
+		return path;
+	const char *in = xsprintf("%s%s", root, path);
+	return access(in, F_OK) == 0 || access(path, F_OK) != 0 ? in : path;
+}
+
+/* What -B gives NAME ("CROSS_COMPILE=x-" gives "x-"), or NULL. */
+static const char *make_var(const char *name)
+{
+	const char *r = NULL;
+	size_t n = strlen(name);
+	for (int i = 0; i < sess.make_vars.len; i++) {
+		const char *v = vec_get(&sess.make_vars, i);
+		if (!strncmp(v, name, n) && v[n] == '=')
+			r = v + n + 1;
+	}
+	return r;
+}
+
+/* The cross compiler's prefix: -B CROSS_COMPILE=, else Debian's
+ * (gcc-TRIPLET's TRIPLET-gcc). */
+static const char *cross_prefix(void)
+{
+	const char *b = make_var("CROSS_COMPILE");
+	return b ? b : xsprintf("%s-", arch_target()->multiarch);
+}
+
+const Vec *target_kbuild_vars(void)
+{
+	static Vec v;
+	static bool done;
+	if (done || !cross)
+		return &v;
+	done = true;
+	if (!make_var("ARCH"))
+		vec_push(&v, xsprintf("ARCH=%s", arch_target()->kbuild_arch));
+	if (!make_var("CROSS_COMPILE"))
+		vec_push(&v, xsprintf("CROSS_COMPILE=%s", cross_prefix()));
+	return &v;
+}
+
+/* A program on PATH (or a path to one). */
+static bool have_program(const char *name)
+{
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	const char *path = getenv("PATH");
+	for (const char *s = path ? path : "/usr/bin:/bin"; *s;) {
+		size_t n = strcspn(s, ":");
+		if (n && access(xsprintf("%.*s/%s", (int)n, s, name), X_OK) == 0)
+			return true;
+		s += n + (s[n] == ':');
+	}
+	return false;
+}
+
+/* A cross build needs the target's compiler: said at the start, not after
+ * passes 1-3 (listings and -p1..-p3 do not compile). */
+static bool check_cross_compiler(void)
+{
+	if (!cross || sess.listing || sess.last_pass < 4)
+		return true;
+	const char *cc = xsprintf("%sgcc", cross_prefix());
+	if (have_program(cc))
+		return true;
+	if (make_var("CROSS_COMPILE"))
+		error_plain(_("no cross compiler %s (from -B CROSS_COMPILE=%s) to build "
+			      "the %s module"), cc, cross_prefix(), arch);
+	else
+		error_plain(_("no cross compiler %s to build the %s module: install "
+			      "the package gcc-%s (scripts/fetch-%s.sh does), or name "
+			      "another with -B CROSS_COMPILE=PREFIX"),
+			    cc, arch, arch_target()->multiarch, arch);
 	return false;
 }
 
@@ -72,9 +205,15 @@ bool target_init(void)
 		else
 			sess.release = xstrdup(dflt);
 	}
-	/* -a, else the host's: one tapc builds for (arch/), whose name is
-	 * what scripts test with arch == "..." */
+	/* -a, else the build tree's (-r DIR, by its .config), else the
+	 * host's: one tapc builds for (arch/), whose name is what scripts
+	 * test with arch == "..." */
 	const Arch *a = arch_by_name(sess.arch ? sess.arch : u.machine);
+	if (!sess.arch && sess.kernel_build_dir) {
+		const Arch *t = tree_arch(sess.kernel_build_dir);
+		if (t)
+			a = t;
+	}
 	if (!a) {
 		if (sess.arch)
 			error_plain(_("-a %s: tapc does not build for that architecture "
@@ -87,12 +226,13 @@ bool target_init(void)
 	}
 	arch_set_target(a);
 	arch = a->name;
+	cross = a != arch_by_name(u.machine);
 	if (sess.kernel_build_dir) {
 		const char *f = xsprintf("%s/include/config/kernel.release",
 					 sess.kernel_build_dir);
 		release = read_first_line(f);
 		if (release && *release)
-			return true;
+			return check_cross_compiler();
 		release = xstrdup(u.release);
 		if (!is_dir(sess.kernel_build_dir))
 			error_plain(_("-r %s: no such kernel build tree"),
@@ -103,7 +243,15 @@ bool target_init(void)
 				    sess.kernel_build_dir, f);
 		return false;
 	}
+	if (cross && !sess.release) {
+		error_plain(_("-a %s: name the %s kernel to build for with -r RELEASE "
+			      "or -r DIR (this machine runs %s)"),
+			    sess.arch, arch, u.machine);
+		return false;
+	}
 	release = sess.release ? sess.release : xstrdup(u.release);
+	if (cross)
+		return release_known(sess.release) && check_cross_compiler();
 	return !sess.release || !strcmp(sess.release, u.release) ||
 	       release_known(sess.release);
 }
@@ -127,8 +275,8 @@ static void load_config(void)
 	int n = 0;
 	if (sess.kernel_build_dir)
 		paths[n++] = xsprintf("%s/.config", sess.kernel_build_dir);
-	paths[n++] = xsprintf("/lib/modules/%s/build/.config", release);
-	paths[n++] = xsprintf("/boot/config-%s", release);
+	paths[n++] = target_path(xsprintf("/lib/modules/%s/build/.config", release));
+	paths[n++] = target_path(xsprintf("/boot/config-%s", release));
 	for (int i = 0; i < n; i++) {
 		FILE *f = fopen(paths[i], "r");
 		if (!f)
@@ -173,7 +321,7 @@ const char *kernel_build_tree(void)
 	if (tree)
 		return tree;
 	const char *t = sess.kernel_build_dir ? sess.kernel_build_dir
-		: xsprintf("/lib/modules/%s/build", target_release());
+		: target_path(xsprintf("/lib/modules/%s/build", target_release()));
 	char real[PATH_MAX];
 	return tree = realpath(t, real) ? xstrdup(real) : t;
 }

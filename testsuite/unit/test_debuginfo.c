@@ -5,6 +5,7 @@
 #include "tapc.h"
 #include "debuginfo/debuginfo.h"
 #include "families/process.h"
+#include "arch/arch.h"
 
 #include <dlfcn.h>
 #include <stdint.h>
@@ -349,6 +350,65 @@ static void test_sdt_args(void)
 	}
 }
 
+/* arm64's operand forms, as gcc prints them for aarch64 (arch/arm64.c):
+ * the parser alone, the size prefix being elf.c's. */
+static const char *arm64_operand(const char *text, int size, SdtArg *a)
+{
+	memset(a, 0, sizeof *a);
+	a->text = text;
+	a->size = size;
+	a->reg = a->index = -1;
+	return arch_arm64.sdt_parse_operand(text, a);
+}
+
+static void test_sdt_args_arm64(void)
+{
+	SdtArg buf, *a = &buf;
+	CHECK(!arm64_operand("x1", 8, a));
+	CHECK_REG(a, 8, false, 1, 0);
+	CHECK(!arm64_operand("w30", 8, a));
+	CHECK_REG(a, 4, false, 30, 0);
+	CHECK(!arm64_operand("sp", 8, a));
+	CHECK_REG(a, 8, false, 31, 0);
+	CHECK(!arm64_operand("[sp, 12]", 4, a));
+	CHECK_MEM(a, 4, false, 31, -1, 1, 12);
+	CHECK(!arm64_operand("[x29, -8]", 8, a));
+	CHECK_MEM(a, 8, false, 29, -1, 1, -8);
+	CHECK(!arm64_operand("[x0]", 4, a));
+	CHECK_MEM(a, 4, false, 0, -1, 1, 0);
+	CHECK(!arm64_operand("[x21, #32]", 8, a));
+	CHECK_MEM(a, 8, false, 21, -1, 1, 32);
+	CHECK(!arm64_operand("42", 8, a));
+	CHECK(a->kind == SDT_ARG_CONST && a->value == 42);
+	CHECK(!arm64_operand("-7", 8, a));
+	CHECK(a->kind == SDT_ARG_CONST && a->value == -7);
+	CHECK(!arm64_operand("#0x10", 8, a));
+	CHECK(a->kind == SDT_ARG_CONST && a->value == 16);
+	CHECK(!arm64_operand("xzr", 8, a));
+	CHECK(a->kind == SDT_ARG_CONST && a->value == 0);
+	CHECK(arm64_operand("x31", 8, a) != NULL);
+	CHECK(arm64_operand("x01", 8, a) != NULL);
+	CHECK(arm64_operand("[w1]", 8, a) != NULL);
+	CHECK(arm64_operand("[x1, #:lo12:.LANCHOR0]", 8, a) != NULL);
+	CHECK(arm64_operand("[x1, 8", 8, a) != NULL);
+	CHECK(arm64_operand("%rdi", 8, a) != NULL);
+
+	/* their C, with arm64's pt_regs names */
+	const Arch *host = arch_target();
+	arch_set_target(&arch_arm64);
+	arm64_operand("w2", 4, a);
+	a->is_signed = true;
+	CHECK_EXPR(a, "((int64_t)(int32_t)(regs)->regs[2])");
+	arm64_operand("[x29, -8]", 8, a);
+	CHECK_EXPR(a,
+		   "({ uint64_t __tap_sdt_v = 0; unsigned long __tap_sdt_a = "
+		   "(unsigned long)((regs)->regs[29] + -0x8LL); "
+		   "if (tap_read_user(&__tap_sdt_v, (const void __user *)__tap_sdt_a, 8)) { "
+		   "__tap_sdt_v = 0; tap_error(c, \"user read fault at 0x%lx\", __tap_sdt_a); } "
+		   "((int64_t)__tap_sdt_v); })");
+	arch_set_target(host);
+}
+
 static void test_programs(void)
 {
 	const char *self = process_program(getpid());
@@ -368,6 +428,7 @@ int main(void)
 	sess.color = 0;
 	test_object();
 	test_sdt_args();
+	test_sdt_args_arm64();
 	test_programs();
 	if (failures)
 		fprintf(stderr, "test_debuginfo: %d failures\n", failures);

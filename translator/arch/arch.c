@@ -9,8 +9,10 @@
 /* Adding an architecture: its file, and a line here. */
 static const Arch *const arches[] = {
 	&arch_x86_64,
+	&arch_arm64,
+	NULL
 };
-#define NARCHES (sizeof arches / sizeof arches[0])
+#define NARCHES (sizeof arches / sizeof arches[0] - 1)
 
 static const Arch *target;
 
@@ -30,6 +32,11 @@ const Arch *arch_by_elf_machine(int machine)
 		    (arches[i]->elf_machine_compat && arches[i]->elf_machine_compat == machine))
 			return arches[i];
 	return NULL;
+}
+
+const Arch *const *arch_all(void)
+{
+	return arches;
 }
 
 const char *arch_names(void)

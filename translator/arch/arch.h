@@ -2,7 +2,7 @@
  * architecture, behind one struct (as QBE's Target): register names and
  * DWARF numbers, the calling convention, SDT operand syntax, the names
  * kbuild, uname and Debian use, and address-space facts.  One file per
- * architecture (arch/x86_64.c) fills one Arch; arch.c lists them and
+ * architecture (arch/x86_64.c, arch/arm64.c) fills one Arch; arch.c lists them and
  * holds the target's; sdt_operand.c has what their SDT parsers share.  No other translator file names an architecture.
  *
  * The other side of the seam: runtime/arch/ (the module's registers and
@@ -71,12 +71,15 @@ typedef struct Arch {
 } Arch;
 
 extern const Arch arch_x86_64;
+extern const Arch arch_arm64;
 
 /* The architecture -a or uname -m names (any of its spellings), or NULL. */
 const Arch *arch_by_name(const char *name);
 /* The architecture whose objects have this e_machine (its own or its
  * 32-bit tasks'), or NULL. */
 const Arch *arch_by_elf_machine(int machine);
+/* Every architecture tapc knows, NULL-terminated. */
+const Arch *const *arch_all(void);
 /* The names tapc knows, for a message: "x86_64". */
 const char *arch_names(void);
 

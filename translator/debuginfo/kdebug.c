@@ -74,7 +74,7 @@ static const char *build_tree(void)
 {
 	if (sess.kernel_build_dir)
 		return sess.kernel_build_dir;
-	return xsprintf("/lib/modules/%s/build", target_release());
+	return target_path(xsprintf("/lib/modules/%s/build", target_release()));
 }
 
 static void add_candidate(Vec *v, StrBuf *where, const char *path)
@@ -110,8 +110,8 @@ static Vec kernel_candidates(StrBuf *where)
 		/* a build tree given with -r is the kernel: its own vmlinux first */
 		add_candidate(&v, where, xsprintf("%s/vmlinux", build_tree()));
 	}
-	add_candidate(&v, where, xsprintf("/usr/lib/debug/boot/vmlinux-%s", rel));
-	add_candidate(&v, where, xsprintf("/usr/lib/debug/lib/modules/%s/vmlinux", rel));
+	add_candidate(&v, where, target_path(xsprintf("/usr/lib/debug/boot/vmlinux-%s", rel)));
+	add_candidate(&v, where, target_path(xsprintf("/usr/lib/debug/lib/modules/%s/vmlinux", rel)));
 	if (!sess.kernel_build_dir)
 		add_candidate(&v, where, xsprintf("%s/vmlinux", build_tree()));
 	return v;
@@ -187,12 +187,12 @@ static Vec module_candidates(const char *key, StrBuf *where)
 	} else {
 		if (sess.kernel_build_dir)
 			vec_push(&dirs, (void *)sess.kernel_build_dir);
-		vec_push(&dirs, xsprintf("/usr/lib/debug/lib/modules/%s", rel));
+		vec_push(&dirs, (void *)target_path(xsprintf("/usr/lib/debug/lib/modules/%s", rel)));
 	}
 	/* where the image is under /lib/modules/RELEASE/ is where its debug
 	 * file usually is under a debug folder: try that before a walk */
 	const char *image = kernel_module_file(key);
-	const char *top = xsprintf("/lib/modules/%s/", rel);
+	const char *top = target_path(xsprintf("/lib/modules/%s/", rel));
 	const char *sub = NULL;
 	if (image && !strncmp(image, top, strlen(top))) {
 		sub = image + strlen(top);
@@ -224,10 +224,10 @@ static const char *image_name(const char *module)
 {
 	if (module) {
 		const char *f = kernel_module_file(module);
-		return f ? f : xsprintf("/lib/modules/%s/.../%s.ko", target_release(), module);
+		return f ? f : target_path(xsprintf("/lib/modules/%s/.../%s.ko", target_release(), module));
 	}
 	return target_is_running_kernel() ? "/sys/kernel/notes"
-		: xsprintf("/boot/vmlinuz-%s", target_release());
+		: target_path(xsprintf("/boot/vmlinuz-%s", target_release()));
 }
 
 /* The build-id of module's image (NULL: the kernel's), remembered in the
@@ -237,7 +237,7 @@ static const char *image_build_id(const char *module)
 {
 	const char *path = module ? kernel_module_file(module)
 		: target_is_running_kernel() ? NULL
-		: xsprintf("/boot/vmlinuz-%s", target_release());
+		: target_path(xsprintf("/boot/vmlinuz-%s", target_release()));
 	struct stat st;
 	const char *dir;
 	if (!path || stat(path, &st) != 0 || !(dir = cache_subdir("debuginfo")))

@@ -543,7 +543,7 @@ Image *target_image(void)
 	Vec tries = { 0 };
 	if (sess.kernel_build_dir)
 		vec_push(&tries, xsprintf("%s/vmlinux", sess.kernel_build_dir));
-	vec_push(&tries, xsprintf("/boot/vmlinuz-%s", target_release()));
+	vec_push(&tries, (void *)target_path(xsprintf("/boot/vmlinuz-%s", target_release())));
 	for (int i = 0; i < tries.len; i++) {
 		const char *p = tries.data[i], *err = NULL;
 		ElfBtf eb;
@@ -670,7 +670,7 @@ const char *kernel_module_file(const char *module)
 		mods_read = true;
 		if (sess.kernel_build_dir)
 			read_module_list(sess.kernel_build_dir, "modules.order");
-		const char *lib = xsprintf("/lib/modules/%s", target_release());
+		const char *lib = target_path(xsprintf("/lib/modules/%s", target_release()));
 		if (!read_module_list(lib, "modules.dep")) {
 			walk_modules(xsprintf("%s/kernel", lib), 0);
 			walk_modules(xsprintf("%s/updates", lib), 0);

@@ -30,7 +30,7 @@ bool target_is_running_kernel(void)
 	static int known = -1;
 	if (known < 0) {
 		struct utsname u;
-		known = uname(&u) == 0 && target_release() &&
+		known = !target_is_cross() && uname(&u) == 0 && target_release() &&
 			!strcmp(u.release, target_release());
 	}
 	return known;
@@ -307,9 +307,9 @@ const NameList *kernel_function_symbols(void)
 	}
 	const char *maps[] = {
 		sess.kernel_build_dir ? xsprintf("%s/System.map", sess.kernel_build_dir) : NULL,
-		xsprintf("/boot/System.map-%s", rel),
-		xsprintf("/lib/modules/%s/build/System.map", rel),
-		xsprintf("/usr/lib/debug/boot/System.map-%s", rel),
+		target_path(xsprintf("/boot/System.map-%s", rel)),
+		target_path(xsprintf("/lib/modules/%s/build/System.map", rel)),
+		target_path(xsprintf("/usr/lib/debug/boot/System.map-%s", rel)),
 	};
 	for (size_t i = 0; !text && i < sizeof maps / sizeof maps[0]; i++) {
 		if (!maps[i])
@@ -381,9 +381,9 @@ int kernel_data_symbol_known(const char *name, const char **source)
 		}
 		const char *maps[] = {
 			sess.kernel_build_dir ? xsprintf("%s/System.map", sess.kernel_build_dir) : NULL,
-			xsprintf("/boot/System.map-%s", rel),
-			xsprintf("/lib/modules/%s/build/System.map", rel),
-			xsprintf("/usr/lib/debug/boot/System.map-%s", rel),
+			target_path(xsprintf("/boot/System.map-%s", rel)),
+			target_path(xsprintf("/lib/modules/%s/build/System.map", rel)),
+			target_path(xsprintf("/usr/lib/debug/boot/System.map-%s", rel)),
 		};
 		for (size_t i = 0; !text && i < sizeof maps / sizeof maps[0]; i++)
 			if (maps[i] && (text = real_system_map(maps[i])))
@@ -411,8 +411,10 @@ const char *kernel_symbols_missing(const char *module)
 	StrBuf where = { 0 };
 	if (sess.kernel_build_dir)
 		sb_printf(&where, "%s/System.map, ", sess.kernel_build_dir);
-	sb_printf(&where, "/boot/System.map-%s, /lib/modules/%s/build/System.map, "
-		  "/usr/lib/debug/boot/System.map-%s", rel, rel, rel);
+	sb_printf(&where, "%s, %s, %s",
+		  target_path(xsprintf("/boot/System.map-%s", rel)),
+		  target_path(xsprintf("/lib/modules/%s/build/System.map", rel)),
+		  target_path(xsprintf("/usr/lib/debug/boot/System.map-%s", rel)));
 	const char *r = sess.kernel_build_dir
 		? xsprintf(_("no symbol table for kernel %s (no System.map at %s)"),
 			   rel, sb_cstr(&where))
@@ -571,7 +573,7 @@ const NameList *kernel_module_names(void)
 			line = nl ? nl + 1 : NULL;
 		}
 	}
-	char *dep = read_whole_file(xsprintf("/lib/modules/%s/modules.dep", rel), NULL);
+	char *dep = read_whole_file(target_path(xsprintf("/lib/modules/%s/modules.dep", rel)), NULL);
 	if (dep) {
 		known = true;
 		list.source = "modules.dep";
@@ -620,8 +622,8 @@ const Vec *kernel_header_dirs(void)
 	const char *rel = target_release();
 	const char *cand[] = {
 		sess.kernel_build_dir,
-		xsprintf("/lib/modules/%s/build", rel),
-		xsprintf("/lib/modules/%s/source", rel),
+		target_path(xsprintf("/lib/modules/%s/build", rel)),
+		target_path(xsprintf("/lib/modules/%s/source", rel)),
 		xsprintf("/usr/src/linux-headers-%s", rel),
 	};
 	for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {

@@ -1,0 +1,170 @@
+/* arm64.c - the arm64 (AArch64) target: registers as the kernel's struct
+ * pt_regs (arch/arm64/include/asm/ptrace.h: regs[31], sp, pc) and the
+ * AArch64 DWARF ABI number them, the AAPCS64 calling convention, and SDT
+ * operands as gcc prints them for aarch64 ("x1", "[sp, 12]", "42").  The
+ * syscall entry points (__arm64_sys_*) belong in tapsets/arm64/, the
+ * module's register and unwinder code in runtime/arch/arm64.h.
+ */
+#include "tapc.h"
+#include "arch/arch.h"
+#include "debuginfo/debuginfo.h"
+
+#include <elf.h>
+#include <string.h>
+
+#ifndef EM_AARCH64
+#define EM_AARCH64 183
+#endif
+
+static const char *const spellings[] = { "arm64", "aarch64", NULL };
+
+/* struct pt_regs members by DWARF register number: 0-30 are x0-x30 (x29
+ * the frame pointer, x30 the link register), 31 sp, 32 the pc (the
+ * AArch64 DWARF ABI's numbering). */
+static const char *const regs[] = {
+	"regs[0]", "regs[1]", "regs[2]", "regs[3]", "regs[4]", "regs[5]",
+	"regs[6]", "regs[7]", "regs[8]", "regs[9]", "regs[10]", "regs[11]",
+	"regs[12]", "regs[13]", "regs[14]", "regs[15]", "regs[16]", "regs[17]",
+	"regs[18]", "regs[19]", "regs[20]", "regs[21]", "regs[22]", "regs[23]",
+	"regs[24]", "regs[25]", "regs[26]", "regs[27]", "regs[28]", "regs[29]",
+	"regs[30]", "sp", "pc",
+};
+
+#define SP_REG 31
+#define PC_REG 32
+
+/* AAPCS64: the first eight integer arguments in x0-x7, the result in x0. */
+static const int arg_regs[] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+/* ---- SDT operands ---- */
+
+/* A register at *p: "xN" / "wN" (N 0-30; w is the low 32 bits), "sp" /
+ * "wsp", "xzr" / "wzr" (reads as zero: *zero set).  Its DWARF number and
+ * width in bytes, *p moved past it; -1 when there is none. */
+static int sdt_reg_at(const char **p, int *width, bool *zero)
+{
+	const char *s = *p;
+	size_t n = 0;
+	while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= '0' && s[n] <= '9'))
+		n++;
+	*zero = false;
+	int reg = -1;
+	if ((n == 2 && !memcmp(s, "sp", 2)) || (n == 3 && !memcmp(s, "wsp", 3))) {
+		reg = SP_REG;
+		*width = n == 2 ? 8 : 4;
+	} else if (n == 3 && (s[0] == 'x' || s[0] == 'w') && !memcmp(s + 1, "zr", 2)) {
+		reg = 0;        /* any: the value is 0 */
+		*zero = true;
+		*width = s[0] == 'x' ? 8 : 4;
+	} else if (n >= 2 && n <= 3 && (s[0] == 'x' || s[0] == 'w') &&
+		   s[1] >= '0' && s[1] <= '9' && (n == 2 || (s[1] != '0' &&
+		   s[2] >= '0' && s[2] <= '9'))) {
+		int num = s[1] - '0';
+		if (n == 3)
+			num = num * 10 + (s[2] - '0');
+		if (num > 30)
+			return -1;
+		reg = num;
+		*width = s[0] == 'x' ? 8 : 4;
+	}
+	if (reg >= 0)
+		*p = s + n;
+	return reg;
+}
+
+/* The operand after "N@" (a->size is N's): a register (x1, w2, sp), a
+ * constant (42, -7, #42) or memory ([base], [base, offset], [base, #offset]). */
+static const char *parse_operand(const char *s, SdtArg *a)
+{
+	int width;
+	bool zero;
+	if (*s == '#' || *s == '-' || *s == '+' || (*s >= '0' && *s <= '9')) {
+		if (*s == '#')
+			s++;
+		a->kind = SDT_ARG_CONST;
+		if (!arch_sdt_number_at(&s, &a->value))
+			return _("its constant is not a number");
+		if (*s)
+			return _("text follows the constant");
+		return NULL;
+	}
+	if (*s != '[') {
+		int reg = sdt_reg_at(&s, &width, &zero);
+		if (reg < 0)
+			return _("it is not a register, constant or memory operand");
+		if (*s)
+			return _("text follows the register");
+		if (zero) {
+			a->kind = SDT_ARG_CONST;
+			a->value = 0;
+			return NULL;
+		}
+		a->kind = SDT_ARG_REG;
+		a->reg = reg;
+		if (width < a->size)
+			a->size = width;
+		return NULL;
+	}
+	/* memory: [base] or [base, offset] */
+	s++;
+	a->kind = SDT_ARG_MEM;
+	a->scale = 1;
+	int reg = sdt_reg_at(&s, &width, &zero);
+	if (reg < 0 || width != 8 || zero)
+		return _("its base is not a 64-bit register");
+	a->reg = reg;
+	if (*s == ',') {
+		s++;
+		while (*s == ' ')
+			s++;
+		if (*s == '#')
+			s++;
+		if (*s == ':')
+			return _("its offset is a relocation (\":lo12:\"), which tapc does not "
+				 "resolve");
+		if (!arch_sdt_number_at(&s, &a->value))
+			return _("its offset is not a number");
+	}
+	if (*s != ']')
+		return _("its memory operand is not closed by ']'");
+	s++;
+	if (*s)
+		return _("text follows the memory operand");
+	return NULL;
+}
+
+const Arch arch_arm64 = {
+	.name = "arm64",
+	.spellings = spellings,
+	.kbuild_arch = "arm64",
+	.kconfig = "CONFIG_ARM64",
+	.multiarch = "aarch64-linux-gnu",
+	.elf_machine = EM_AARCH64,
+	.elf_machine_compat = EM_ARM,
+	.regs = regs,
+	.nregs = sizeof regs / sizeof regs[0],
+	.ngprs = 32,            /* x0-x30 and sp */
+	.sp_reg = SP_REG,
+	.pc_reg = PC_REG,
+	.fp_reg = 29,
+	.arg_regs = arg_regs,
+	.narg_regs = sizeof arg_regs / sizeof arg_regs[0],
+	.ret_reg = 0,
+	.sdt_parse_operand = parse_operand,
+	.sdt_pc_operand = "pc",
+	/* .plt starts with the 32-byte resolver stub, then 16-byte entries
+	 * (with BTI too: the landing pad replaces a nop) */
+	.plt_header = 32,
+	.plt_entry = 16,
+	/* the lowest linear-map address with 52-bit VAs; Debian's 48-bit
+	 * kernels start at 0xffff000000000000, user space ends far below */
+	.kernel_space_start = 0xfff0000000000000ULL,
+	/* the module area's start, below the image (KIMAGE_VADDR is
+	 * MODULES_END: 0xffff800008000000 on 6.1, 0xffff800080000000 on
+	 * 6.12).  arm64's per-CPU section is linked inside the image, not
+	 * at 0, so no vmlinux address is taken for a per-CPU offset. */
+	.kernel_image_start = 0xffff800000000000ULL,
+	/* watchpoints per CPU: 2 to 16 (ID_AA64DFR0_EL1.WRPs); 4 on the
+	 * common cores and QEMU's; the kernel refuses what is more */
+	.hw_breakpoints = 4,
+};
