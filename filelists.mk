@@ -876,6 +876,9 @@ tapc_dist_files = \
 	testsuite/run/suppress_errors.stp \
 	testsuite/run/tapset_ansi_colors.out \
 	testsuite/run/tapset_ansi_colors.stp \
+	testsuite/run/tapset_argv.args \
+	testsuite/run/tapset_argv.out \
+	testsuite/run/tapset_argv.stp \
 	testsuite/run/tapset_atomic_users.out \
 	testsuite/run/tapset_atomic_users.stp \
 	testsuite/run/tapset_aux_syscalls_funcs.out \
