@@ -60,6 +60,7 @@ tapc_data_files = \
 	runtime/usyms.h \
 	tapsets/ansi.stp \
 	tapsets/args.stp \
+	tapsets/argv.stp \
 	tapsets/arm64/registers.stp \
 	tapsets/atomic.stp \
 	tapsets/aux_syscalls.stp \
@@ -224,6 +225,7 @@ tapc_dist_files = \
 	testsuite/fixtures/kernel-tree/include/trace/events/sched.h \
 	testsuite/fixtures/kernel-tree/modules.order \
 	testsuite/fixtures/stap-4.8-functions.txt \
+	testsuite/fixtures/stap-4.8-globals.txt \
 	testsuite/fixtures/stap-4.8-probe-aliases.txt \
 	testsuite/fuzz/fuzz_front.c \
 	testsuite/fuzz/run \
@@ -611,6 +613,11 @@ tapc_dist_files = \
 	testsuite/golden/sem/tapset_alias.args \
 	testsuite/golden/sem/tapset_alias.p2 \
 	testsuite/golden/sem/tapset_alias.stp \
+	testsuite/golden/sem/tapset_argv.args \
+	testsuite/golden/sem/tapset_argv.p2 \
+	testsuite/golden/sem/tapset_argv.stp \
+	testsuite/golden/sem/tapset_argv_own.p2 \
+	testsuite/golden/sem/tapset_argv_own.stp \
 	testsuite/golden/sem/tapset_broken.args \
 	testsuite/golden/sem/tapset_broken.err \
 	testsuite/golden/sem/tapset_broken.stp \
@@ -869,6 +876,9 @@ tapc_dist_files = \
 	testsuite/run/suppress_errors.stp \
 	testsuite/run/tapset_ansi_colors.out \
 	testsuite/run/tapset_ansi_colors.stp \
+	testsuite/run/tapset_argv.args \
+	testsuite/run/tapset_argv.out \
+	testsuite/run/tapset_argv.stp \
 	testsuite/run/tapset_atomic_users.out \
 	testsuite/run/tapset_atomic_users.stp \
 	testsuite/run/tapset_aux_syscalls_funcs.out \

@@ -1,5 +1,5 @@
 /* listing.c - what pass 2 prints: the -p2 program, -l/-L, and
- * --dump-functions / --dump-probe-aliases. */
+ * --dump-functions / --dump-probe-aliases / --dump-globals. */
 #include "elab.h"
 
 #include <stdlib.h>
@@ -266,6 +266,28 @@ void dump_functions(FILE *out)
 		fclose(m);
 		vec_push(&lines, xstrdup(buf));
 		free(buf);
+	}
+	fflush(stdout);
+	if (lines.len)
+		vec_sort(&lines, cmp_cstr_ptr);
+	for (int i = 0; i < lines.len; i++)
+		if (!i || strcmp(vec_get(&lines, i), vec_get(&lines, i - 1)))
+			fprintf(out, "%s\n", (char *)vec_get(&lines, i));
+}
+
+/* The public globals the tapsets declare, one name a line: what a script
+ * may use without declaring it (argv, NULL, the MIB counters...). */
+void dump_globals(FILE *out)
+{
+	load_every_tapset();
+	Vec lines = { 0 };
+	for (int i = 0; i < elab.prog->files.len; i++) {
+		Stapfile *sf = vec_get(&elab.prog->files, i);
+		for (int j = 0; sf->is_tapset && j < sf->globals.len; j++) {
+			Var *v = vec_get(&sf->globals, j);
+			if (!v->is_private && v->name[0] != '_')
+				vec_push(&lines, (void *)v->name);
+		}
 	}
 	fflush(stdout);
 	if (lines.len)

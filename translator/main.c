@@ -114,7 +114,8 @@ static bool setup(Run *r, int argc, char **argv)
 	return true;
 }
 
-/* --dump-probe-types, --dump-probe-aliases, --dump-functions, -l, -L:
+/* --dump-probe-types, --dump-probe-aliases, --dump-functions,
+ * --dump-globals, -l, -L:
  * they are the whole run. */
 static bool no_listing(Run *r)
 {
@@ -128,6 +129,10 @@ static bool no_listing(Run *r)
 	}
 	if (sess.dump_functions) {
 		dump_functions(stdout);
+		return stop(r, error_count ? 1 : 0);
+	}
+	if (sess.dump_globals) {
+		dump_globals(stdout);
 		return stop(r, error_count ? 1 : 0);
 	}
 	if (sess.listing)

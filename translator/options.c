@@ -56,7 +56,8 @@ static void usage(FILE *out)
 "  --unprivileged            same as --privilege=stapusr\n"
 "  --dump-probe-types        list the probe point families\n"
 "  --dump-probe-aliases      list the probe aliases the tapsets define\n"
-"  --dump-functions          list the functions the tapsets define\n"));
+"  --dump-functions          list the functions the tapsets define\n"
+"  --dump-globals            list the global variables the tapsets declare\n"));
 }
 
 static void version(void)
@@ -166,7 +167,7 @@ static bool valid_identifier(const char *s)
 enum {
 	OPT_COMPATIBLE = 256, OPT_RUNTIME, OPT_SKIP_BADVARS,
 	OPT_SUPPRESS_HANDLER_ERRORS, OPT_UNPRIVILEGED, OPT_PRIVILEGE,
-	OPT_DUMP_PROBE_TYPES, OPT_DUMP_PROBE_ALIASES, OPT_DUMP_FUNCTIONS,
+	OPT_DUMP_PROBE_TYPES, OPT_DUMP_PROBE_ALIASES, OPT_DUMP_FUNCTIONS, OPT_DUMP_GLOBALS,
 	OPT_VP, OPT_PROLOGUE_SEARCHING, OPT_CLEAN_CACHE, OPT_DISABLE_CACHE,
 	OPT_POISON_CACHE, OPT_COLOR, OPT_MODINFO, OPT_LDD, OPT_ALL_MODULES,
 	OPT_CHECK_VERSION, OPT_SUPPRESS_TIME_LIMITS, OPT_NO_GLOBAL_VAR_DISPLAY,
@@ -192,6 +193,7 @@ static const struct option long_opts[] = {
 	{ "dump-probe-types", no_argument, NULL, OPT_DUMP_PROBE_TYPES },
 	{ "dump-probe-aliases", no_argument, NULL, OPT_DUMP_PROBE_ALIASES },
 	{ "dump-functions", no_argument, NULL, OPT_DUMP_FUNCTIONS },
+	{ "dump-globals", no_argument, NULL, OPT_DUMP_GLOBALS },
 	{ "vp", required_argument, NULL, OPT_VP },
 	{ "prologue-searching", optional_argument, NULL, OPT_PROLOGUE_SEARCHING },
 	{ "clean-cache", no_argument, NULL, OPT_CLEAN_CACHE },
@@ -457,6 +459,9 @@ void parse_options(int argc, char **argv)
 			break;
 		case OPT_DUMP_FUNCTIONS:
 			sess.dump_functions = true;
+			break;
+		case OPT_DUMP_GLOBALS:
+			sess.dump_globals = true;
 			break;
 		case OPT_COLOR:
 			if (!optarg || !strcmp(optarg, "always"))

@@ -29,6 +29,7 @@ int list_probe_points(const char *pattern, bool with_vars);
 void dump_probe_types(FILE *out);
 void dump_probe_aliases(FILE *out);
 void dump_functions(FILE *out);
+void dump_globals(FILE *out);
 
 /* pass 3 (emit/usyms.c): what the module cache's key needs of the user
  * objects the module carries (-d, --ldd, each object's identity). */

@@ -188,7 +188,7 @@ typedef struct Session {
 	int color;                   /* --color */
 
 	/* what to dump instead of running */
-	bool dump_probe_types, dump_probe_aliases, dump_functions;
+	bool dump_probe_types, dump_probe_aliases, dump_functions, dump_globals;
 } Session;
 
 extern Session sess;            /* session.c; options.c fills it in */
