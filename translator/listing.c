@@ -242,6 +242,18 @@ static void load_every_tapset(void)
 	pending_probes.len = 0;   /* the library's own probes are not wanted */
 }
 
+/* The --dump-* lists: lines sorted, each printed once (an overloaded
+ * function or an alias defined in two files is one line). */
+static void print_sorted_once(FILE *out, Vec *lines)
+{
+	fflush(stdout);
+	if (lines->len)
+		vec_sort(lines, cmp_cstr_ptr);
+	for (int i = 0; i < lines->len; i++)
+		if (!i || strcmp(vec_get(lines, i), vec_get(lines, i - 1)))
+			fprintf(out, "%s\n", (char *)vec_get(lines, i));
+}
+
 void dump_functions(FILE *out)
 {
 	load_every_tapset();
@@ -267,12 +279,7 @@ void dump_functions(FILE *out)
 		vec_push(&lines, xstrdup(buf));
 		free(buf);
 	}
-	fflush(stdout);
-	if (lines.len)
-		vec_sort(&lines, cmp_cstr_ptr);
-	for (int i = 0; i < lines.len; i++)
-		if (!i || strcmp(vec_get(&lines, i), vec_get(&lines, i - 1)))
-			fprintf(out, "%s\n", (char *)vec_get(&lines, i));
+	print_sorted_once(out, &lines);
 }
 
 /* The public globals the tapsets declare, one name a line: what a script
@@ -289,12 +296,7 @@ void dump_globals(FILE *out)
 				vec_push(&lines, (void *)v->name);
 		}
 	}
-	fflush(stdout);
-	if (lines.len)
-		vec_sort(&lines, cmp_cstr_ptr);
-	for (int i = 0; i < lines.len; i++)
-		if (!i || strcmp(vec_get(&lines, i), vec_get(&lines, i - 1)))
-			fprintf(out, "%s\n", (char *)vec_get(&lines, i));
+	print_sorted_once(out, &lines);
 }
 
 void dump_probe_aliases(FILE *out)
@@ -329,10 +331,5 @@ void dump_probe_aliases(FILE *out)
 						  probe_vars_text(p)));
 		}
 	}
-	fflush(stdout);
-	if (names.len)
-		vec_sort(&names, cmp_cstr_ptr);
-	for (int i = 0; i < names.len; i++)
-		if (!i || strcmp(vec_get(&names, i), vec_get(&names, i - 1)))
-			fprintf(out, "%s\n", (char *)vec_get(&names, i));
+	print_sorted_once(out, &names);
 }
