@@ -100,6 +100,20 @@ bool elf_btf_of_memory(Bytes *image, ElfBtf *out, const char **why)
 	return ok;
 }
 
+bool elf_btf_of_packed(const unsigned char *data, size_t len, size_t size_hint,
+		       ElfBtf *out, const char **why)
+{
+	Bytes image;
+	const char *err = unpack(data, len, size_hint, &image);
+	if (err) {
+		*why = err;
+		return false;
+	}
+	bool ok = elf_btf_of_memory(&image, out, why);
+	bytes_free(&image);
+	return ok;
+}
+
 bool elf_btf_of_file(const char *path, ElfBtf *out, const char **why)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -122,19 +136,13 @@ bool elf_btf_of_file(const char *path, ElfBtf *out, const char **why)
 		return ok;
 	}
 	close(fd);
-	Bytes packed, image;
+	Bytes packed;
 	if (!read_bytes(path, &packed)) {
 		*why = xsprintf("%s: %s", path, strerror(errno));
 		return false;
 	}
-	const char *err = unpack(packed.data, packed.len, 0, &image);
+	bool ok = elf_btf_of_packed(packed.data, packed.len, 0, out, why);
 	bytes_free(&packed);
-	if (err) {
-		*why = xsprintf("%s: %s", path, err);
-		return false;
-	}
-	bool ok = elf_btf_of_memory(&image, out, why);
-	bytes_free(&image);
 	if (!ok)
 		*why = xsprintf("%s: %s", path, *why);
 	return ok;

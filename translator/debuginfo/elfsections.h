@@ -20,6 +20,10 @@ const char *build_id_in_notes(const unsigned char *p, size_t len);
 const char *build_id_of_notes_file(const char *path);
 /* An ELF image in memory; false (with *why) when libelf cannot read it. */
 bool elf_btf_of_memory(Bytes *image, ElfBtf *out, const char **why);
+/* An ELF image packed with xz, zstd or gzip (size_hint: its unpacked
+ * size when known, else 0); false with *why, which names no file. */
+bool elf_btf_of_packed(const unsigned char *data, size_t len, size_t size_hint,
+		       ElfBtf *out, const char **why);
 /* A file that is an ELF image, packed or not (a .ko, .ko.xz, vmlinux);
  * false with *why ("PATH: what went wrong"). */
 bool elf_btf_of_file(const char *path, ElfBtf *out, const char **why);

@@ -372,15 +372,8 @@ static bool vmlinuz_btf(const char *path, ElfBtf *out, const char **why)
 	}
 	/* The kernel's build appends the unpacked size to the payload. */
 	size_t hint = len >= 4 ? le32(z.data + off + len - 4) : 0;
-	Bytes image;
-	const char *err = unpack(z.data + off, len, hint, &image);
+	bool ok = elf_btf_of_packed(z.data + off, len, hint, out, why);
 	bytes_free(&z);
-	if (err) {
-		*why = xsprintf(_("%s: the packed kernel: %s"), path, err);
-		return false;
-	}
-	bool ok = elf_btf_of_memory(&image, out, why);
-	bytes_free(&image);
 	if (!ok)
 		*why = xsprintf(_("%s: the packed kernel: %s"), path, *why);
 	return ok;
