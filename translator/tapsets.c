@@ -647,12 +647,24 @@ static void reach_point(ProbePoint *pp, Vec *todo)
 	}
 	const char *text = sb_cstr(&sb);
 	size_t tlen = strlen(text);
-	for (int i = 0; i < tapset_alias_count(); i++) {
-		const char *name = tapset_alias_name(i);
-		size_t n = strlen(name);
-		if (wildcard_match(text, name) ||
-		    (n < tlen && !strncmp(text, name, n) && text[n] == '.'))
-			reach_add(todo, tapset_alias_files(i));
+	if (has_wildcard(text)) {
+		for (int i = 0; i < tapset_alias_count(); i++) {
+			const char *name = tapset_alias_name(i);
+			size_t n = strlen(name);
+			if (wildcard_match(text, name) ||
+			    (n < tlen && !strncmp(text, name, n) && text[n] == '.'))
+				reach_add(todo, tapset_alias_files(i));
+		}
+	} else {
+		/* no wildcard: the alias named by the whole text or by a
+		 * leading part of it, looked up by name */
+		char *part = xstrdup(text);     /* arena: not freed */
+		for (size_t n = tlen; n > 0; n--) {
+			if (part[n] && part[n] != '.')
+				continue;
+			part[n] = 0;
+			reach_add(todo, map_get(&alias_map, intern(part)));
+		}
 	}
 	sb_free(&sb);
 	if (pp->condition)
