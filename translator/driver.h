@@ -16,6 +16,7 @@ void parse_options(int argc, char **argv);
 
 /* $TAPC_TAPRUN: a stand-in loader (tests), which any kernel can "run". */
 const char *stand_in_taprun(void);
+const char *target_taprun(const char *arch);
 /* Why pass 5 cannot load a module here, or NULL when it can. */
 const char *cannot_load_modules(void);
 void explain_no_run(const char *why);

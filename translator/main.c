@@ -291,10 +291,18 @@ static bool pass4_build(Run *r)
 	if (target_is_cross()) {
 		/* a module for another architecture cannot be loaded here */
 		printf("%s\n", r->ko);
-		fprintf(stderr, _("tapc: %s is for %s %s and is not run here: copy it "
-				  "to that host and run it with a taprun built for %s "
-				  "(make taprun-static-%s builds a static one)\n"),
-			r->ko, target_arch(), target_release(), target_arch(), target_arch());
+		const char *loader = target_taprun(target_arch());
+		if (loader)
+			fprintf(stderr, _("tapc: %s is for %s %s and is not run here: copy it "
+					  "and the %s taprun, %s, to that host and run "
+					  "'taprun MODULE.ko' there\n"),
+				r->ko, target_arch(), target_release(), target_arch(), loader);
+		else
+			fprintf(stderr, _("tapc: %s is for %s %s and is not run here: copy it "
+					  "to that host and run it with a taprun built for %s "
+					  "(make taprun-static-%s builds a static one)\n"),
+				r->ko, target_arch(), target_release(), target_arch(),
+				target_arch());
 		return stop(r, 0);
 	}
 	return true;

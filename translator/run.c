@@ -81,6 +81,26 @@ static const char *find_taprun(void)
 	return NULL;
 }
 
+/* The static taprun built for ARCH (a cross build's target): in the build
+ * tree (make taprun-static-ARCH), else installed as
+ * PKGLIBEXECDIR/ARCH/taprun, looked up beside this tapc first so that
+ * "make install prefix=..." finds its own.  NULL when there is none. */
+const char *target_taprun(const char *arch)
+{
+	const char *self = self_dir();
+	if (self) {
+		const char *tree = xsprintf("%s/taprun/taprun-static-%s", self, arch);
+		if (is_exec_file(tree))
+			return tree;
+		const char *rel = xsprintf("%s/../libexec/tapc/%s/taprun", self, arch);
+		char *real = is_exec_file(rel) ? realpath(rel, NULL) : NULL;
+		if (real)
+			return real;
+	}
+	const char *inst = xsprintf("%s/%s/taprun", PKGLIBEXECDIR, arch);
+	return is_exec_file(inst) ? inst : NULL;
+}
+
 static pid_t run_child;
 
 static void forward_signal(int sig)
