@@ -153,6 +153,7 @@ tapc_dist_files = \
 	Makefile.am \
 	README.md \
 	bench/all \
+	bench/build \
 	bench/debuginfo \
 	bench/di_query.c \
 	bench/front-end \
