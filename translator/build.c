@@ -8,12 +8,10 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -106,58 +104,7 @@ static int run_kbuild(const char *dir, const char **args, int nargs, StrBuf *log
 		sb_free(&cmd);
 	}
 
-	int pfd[2];
-	if (pipe(pfd) != 0)
-		return -1;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		close(pfd[1]);
-		/* An outer make (a test suite) must not leak its jobserver or
-		 * flags into kbuild; messages stay in one language so they
-		 * can be filtered. */
-		unsetenv("MAKEFLAGS");
-		unsetenv("MFLAGS");
-		unsetenv("MAKELEVEL");
-		unsetenv("MAKEOVERRIDES");
-		unsetenv("GNUMAKEFLAGS");
-		setenv("LC_ALL", "C", 1);
-		execvp("make", (char **)argv.data);
-		fprintf(stderr, "cannot run make: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
-	char buf[8192];
-	ssize_t n;
-	while ((n = read(pfd[0], buf, sizeof buf)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		sb_putn(log, buf, n);
-		if (sess.vp[3] >= 3)
-			fwrite(buf, 1, n, stderr);
-	}
-	close(pfd[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
-	return -1;
+	return run_program((const char *const *)argv.data, log, sess.vp[3] >= 3);
 }
 
 /* kbuild's progress lines ("  CC [M]  x.o"), make's own, BTF notes. */
@@ -468,6 +415,31 @@ static bool prepare_build_dir(const char *dir, const char *c_text, size_t len,
 	return ok;
 }
 
+/* The module leaves pass 4 without its debug sections: the kernel's
+ * configuration compiles it with -g, which is three quarters of its size,
+ * and nothing reads them (the runtime unwinds by ORC or frame pointers,
+ * and names its own functions by kallsyms).  A host gets a module of
+ * about stap's size.  With -k the folder keeps the whole one as
+ * NAME.ko.debug, for gdb or addr2line.  The target's objcopy does it:
+ * the cross one for another architecture. */
+static bool strip_module(const char *ko)
+{
+	if (sess.keep_tmpdir && !copy_file(ko, xsprintf("%s.debug", ko))) {
+		error_plain(_("cannot keep a copy of '%s': %s"), ko, strerror(errno));
+		return false;
+	}
+	const char *tool = target_tool("objcopy");
+	const char *argv[] = { tool, "--strip-debug", ko, NULL };
+	StrBuf log = { 0 };
+	int st = run_program(argv, &log, sess.vp[3] >= 3);
+	if (st != 0)
+		error_plain(_("cannot strip the module's debug sections with %s: %s"),
+			    tool, st < 0 ? _("it cannot be run (binutils gives it)")
+					 : sb_cstr(&log));
+	sb_free(&log);
+	return st == 0;
+}
+
 const char *build_module(const char *c_file, const char *module_name)
 {
 	if (!valid_module_name(module_name)) {
@@ -542,6 +514,10 @@ const char *build_module(const char *c_file, const char *module_name)
 	if (sess.vp[3] == 2)   /* the compiler's warnings; -vvv showed it all */
 		show_build_errors(sb_cstr(&log), dir, false);
 	sb_free(&log);
+	if (!strip_module(ko)) {
+		finish_tmpdir(dir);
+		return NULL;
+	}
 
 	const char *cached = build_cache_store(key, ko);
 	const char *result = build_deliver(cached ? cached : ko, module_name);

@@ -156,7 +156,7 @@ const char *build_cache_key(const char *text, size_t len, const char *module_nam
 {
 	Sha256 s;
 	sha256_init(&s);
-	hash_str(&s, "tapc module v1");
+	hash_str(&s, "tapc module v2");   /* v2: stripped of debug sections */
 	hash_str(&s, PACKAGE_VERSION);
 	hash_str(&s, module_name);
 	hash_str(&s, hash_runtime_sources());

@@ -5,6 +5,7 @@
 #include "files.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <ftw.h>
 #include <pwd.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- whole files ---- */
@@ -283,4 +285,60 @@ void temp_dirs_on_signals(void)
 	signal(SIGINT, on_fatal_signal);
 	signal(SIGTERM, on_fatal_signal);
 	signal(SIGHUP, on_fatal_signal);
+}
+
+int run_program(const char *const argv[], StrBuf *log, bool echo)
+{
+	int pfd[2];
+	if (pipe(pfd) != 0)
+		return -1;
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, 0);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		close(pfd[1]);
+		/* An outer make (a test suite) must not leak its jobserver or
+		 * flags into kbuild; messages stay in one language so they
+		 * can be filtered. */
+		unsetenv("MAKEFLAGS");
+		unsetenv("MFLAGS");
+		unsetenv("MAKELEVEL");
+		unsetenv("MAKEOVERRIDES");
+		unsetenv("GNUMAKEFLAGS");
+		setenv("LC_ALL", "C", 1);
+		execvp(argv[0], (char *const *)argv);
+		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	char buf[8192];
+	ssize_t n;
+	while ((n = read(pfd[0], buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		sb_putn(log, buf, n);
+		if (echo)
+			fwrite(buf, 1, n, stderr);
+	}
+	close(pfd[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
+	return -1;
 }

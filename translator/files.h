@@ -34,6 +34,12 @@ const char *installed_data_dir(const char *sub);
  * folder beside the tapc binary (an uninstalled build), else
  * PKGDATADIR/runtime.  Never NULL; the folder may not exist. */
 const char *runtime_source_dir(void);
+/* Run ARGV[0] (searched on PATH) with stdin from /dev/null and stdout and
+ * stderr collected in LOG (also copied to our stderr as they come when
+ * ECHO), in the C locale and without an outer make's jobserver or flags.
+ * Returns its exit status, or -1 when it could not run (127: not found)
+ * or died of a signal. */
+int run_program(const char *const argv[], StrBuf *log, bool echo);
 /* PATH is a folder (symbolic links followed). */
 bool is_dir(const char *path);
 /* PATH is a regular file (symbolic links followed). */

@@ -218,6 +218,9 @@ const char *target_path(const char *path);
  * CROSS_COMPILE=TRIPLET- for a cross target (unless -B gives them),
  * none for the machine's own. */
 const Vec *target_kbuild_vars(void);
+/* A binutils program for the target: "objcopy", or the cross compiler's
+ * prefix before it ("aarch64-linux-gnu-objcopy"). */
+const char *target_tool(const char *name);
 
 /* The version we claim for systemtap_v / --compatible comparisons. */
 #define TAPC_STAP_COMPAT_VERSION "5.1"

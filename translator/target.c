@@ -142,6 +142,11 @@ static const char *cross_prefix(void)
 	return b ? b : xsprintf("%s-", arch_target()->multiarch);
 }
 
+const char *target_tool(const char *name)
+{
+	return cross ? xsprintf("%s%s", cross_prefix(), name) : name;
+}
+
 const Vec *target_kbuild_vars(void)
 {
 	static Vec v;

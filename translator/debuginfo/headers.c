@@ -15,11 +15,9 @@
 #include "arch/arch.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* One header list, compiled (or not) once per run. */
@@ -102,49 +100,14 @@ static bool compile(const char *cfile, const char *ofile, const char **why)
 {
 	const char *argv[] = { "gcc", "-g", "-c", "-fno-eliminate-unused-debug-types",
 		"-fdiagnostics-color=never", "-w", "-o", ofile, cfile, NULL };
-	int pfd[2];
-	if (pipe(pfd) != 0) {
-		*why = xsprintf(_("cannot run gcc: %s"), strerror(errno));
-		return false;
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		*why = xsprintf(_("cannot run gcc: %s"), strerror(errno));
-		return false;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		close(pfd[1]);
-		setenv("LC_ALL", "C", 1);
-		execvp("gcc", (char **)argv);
-		fprintf(stderr, "error: cannot run gcc: %s\n", strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
 	StrBuf log = { 0 };
-	char buf[4096];
-	ssize_t n;
-	while ((n = read(pfd[0], buf, sizeof buf)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		sb_putn(&log, buf, n);
+	int st = run_program(argv, &log, false);
+	if (st < 0) {
+		*why = _("cannot run gcc (the package gcc gives it)");
+		sb_free(&log);
+		return false;
 	}
-	close(pfd[0]);
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	bool ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	bool ok = st == 0;
 	if (!ok)
 		*why = first_error(sb_cstr(&log), cfile);
 	sb_free(&log);
