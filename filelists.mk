@@ -1244,6 +1244,56 @@ tapc_dist_files = \
 	testsuite/vm/transport/target.sh \
 	testsuite/vm/transport/warn.out \
 	testsuite/vm/transport/warn.sh \
+	testsuite/vm/uarm64/arch \
+	testsuite/vm/uarm64/before_start.out \
+	testsuite/vm/uarm64/before_start.sh \
+	testsuite/vm/uarm64/before_start.stp \
+	testsuite/vm/uarm64/build-modules \
+	testsuite/vm/uarm64/cargs.out \
+	testsuite/vm/uarm64/cargs.sh \
+	testsuite/vm/uarm64/cargs.stp \
+	testsuite/vm/uarm64/caselib \
+	testsuite/vm/uarm64/entry.out \
+	testsuite/vm/uarm64/entry.sh \
+	testsuite/vm/uarm64/entry.stp \
+	testsuite/vm/uarm64/fn_sym.out \
+	testsuite/vm/uarm64/fn_sym.sh \
+	testsuite/vm/uarm64/fn_sym.stp \
+	testsuite/vm/uarm64/kit_marks.out \
+	testsuite/vm/uarm64/kit_marks.sh \
+	testsuite/vm/uarm64/kit_marks.stp \
+	testsuite/vm/uarm64/lib.out \
+	testsuite/vm/uarm64/lib.sh \
+	testsuite/vm/uarm64/lib.stp \
+	testsuite/vm/uarm64/lib_two.out \
+	testsuite/vm/uarm64/lib_two.sh \
+	testsuite/vm/uarm64/lib_two.stp \
+	testsuite/vm/uarm64/opt.out \
+	testsuite/vm/uarm64/opt.sh \
+	testsuite/vm/uarm64/opt.stp \
+	testsuite/vm/uarm64/plt.out \
+	testsuite/vm/uarm64/plt.sh \
+	testsuite/vm/uarm64/plt.stp \
+	testsuite/vm/uarm64/proc.out \
+	testsuite/vm/uarm64/proc.sh \
+	testsuite/vm/uarm64/proc.stp \
+	testsuite/vm/uarm64/sdt_forms.out \
+	testsuite/vm/uarm64/sdt_forms.sh \
+	testsuite/vm/uarm64/sdt_forms.stp \
+	testsuite/vm/uarm64/src/build.sh \
+	testsuite/vm/uarm64/src/cargs.c \
+	testsuite/vm/uarm64/src/sdtforms.S \
+	testsuite/vm/uarm64/src/sdtforms_main.c \
+	testsuite/vm/uarm64/src/ubt.c \
+	testsuite/vm/uarm64/statement.out \
+	testsuite/vm/uarm64/statement.sh \
+	testsuite/vm/uarm64/statement.stp \
+	testsuite/vm/uarm64/ubt.out \
+	testsuite/vm/uarm64/ubt.sh \
+	testsuite/vm/uarm64/ubt.stp \
+	testsuite/vm/uarm64/vars.out \
+	testsuite/vm/uarm64/vars.sh \
+	testsuite/vm/uarm64/vars.stp \
 	testsuite/vm/udwarf/build-modules \
 	testsuite/vm/udwarf/hostfs \
 	testsuite/vm/udwarf/lib.out \

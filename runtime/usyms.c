@@ -205,11 +205,12 @@ static bool _tap_uread(unsigned long addr, unsigned long *val)
 
 /* A return address read from the stack at slot, through a uretprobe's
  * trampoline to the real one. */
-static bool _tap_uread_ra(unsigned long slot, unsigned long *ra)
+/* The return address saved at slot of the frame whose CFA is cfa. */
+static bool _tap_uread_ra(unsigned long cfa, unsigned long slot, unsigned long *ra)
 {
 	if (!_tap_uread(slot, ra))
 		return false;
-	*ra = _tap_uret_orig(slot, *ra);
+	*ra = _tap_uret_orig(tap_arch_uret_stack(cfa, slot), *ra);
 	return true;
 }
 
@@ -239,6 +240,7 @@ int tap_uunwind(struct pt_regs *regs, unsigned long *pcs, int max)
 		const struct tap_urow *row = NULL;
 		struct _tap_uloc loc;
 		unsigned long cfa, ra, nbp = bp;
+		bool in_link = false;
 
 		if (locked && _tap_ulocate_locked(mm, n == 1 ? pc : pc - 1, &loc))
 			row = _tap_urow(loc.obj, loc.faddr);
@@ -251,18 +253,30 @@ int tap_uunwind(struct pt_regs *regs, unsigned long *pcs, int max)
 				cfa = bp + row->cfa_off;
 			else
 				cfa = tap_arch_plt_cfa(sp, pc);
-			if (!_tap_uread_ra(cfa + row->ra_off, &ra))
-				break;
+			if (row->ra_off) {
+				if (!_tap_uread_ra(cfa, cfa + row->ra_off, &ra))
+					break;
+			} else {
+				/* in the link register: only the probed
+				 * frame's is known */
+				if (n != 1 || !tap_arch_user_link(regs, &ra))
+					break;
+				ra = _tap_uret_orig(tap_arch_uret_stack(cfa, 0), ra);
+				in_link = true;
+			}
 			if (row->fp_off && !_tap_uread(cfa + row->fp_off, &nbp))
 				break;
 		} else {
 			/* the frame pointer chain: [fp] the caller's fp,
 			 * [fp + 8] the return address */
-			if (bp < sp || !_tap_uread(bp, &nbp) || !_tap_uread_ra(bp + 8, &ra))
+			if (bp < sp || !_tap_uread(bp, &nbp) || !_tap_uread_ra(bp + 16, bp + 8, &ra))
 				break;
 			cfa = bp + 16;
 		}
-		if (!ra || cfa <= sp)
+		/* callers' frames are higher; at a function's entry the
+		 * CFA is sp itself where the call pushes nothing (arm64),
+		 * once only */
+		if (!ra || cfa < sp || (cfa == sp && !in_link))
 			break;
 		pc = ra;
 		sp = cfa;

@@ -34,7 +34,9 @@ struct tap_urow {
 	int cfa_off;
 	short fp_off;			/* caller's frame pointer at CFA +
 					 * fp_off; 0: kept */
-	signed char ra_off;		/* return address at CFA + ra_off */
+	signed char ra_off;		/* return address at CFA + ra_off; 0:
+					 * in the link register (arm64: at a
+					 * function's entry, in a leaf) */
 	unsigned char kind;
 };
 

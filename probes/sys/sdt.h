@@ -30,7 +30,8 @@
  *
  * The compiler writes the operands: each argument is an asm operand with
  * the constraint "nor" (an immediate, a memory reference or a register,
- * wherever the value already is, so reading it costs no code) printed by
+ * wherever the value already is, so reading it costs no code; "nr" on
+ * aarch64, see _TAPSDT_CONSTRAINT) printed by
  * "%[name]", and its size is an "n" constant printed by "%n[name]", which
  * prints a constant negated: a signed argument passes its size, an
  * unsigned one minus its size.
@@ -100,7 +101,16 @@ template <> struct __tapsdt_signed<long long> { static const bool value = true; 
 
 /* ---- operands ---- */
 
-#define _TAPSDT_OP(n, x) [__tapsdt_s##n] "n" (_TAPSDT_NSIZE(x)), [__tapsdt_a##n] "nor" (x)
+/* On aarch64 gcc prints a global's memory operand as "[x0,
+ * #:lo12:.LANCHOR2]": the low bits of an assembler-local anchor that no
+ * symbol table keeps, so no reader can find the address.  There the
+ * value goes in a register (or stays a constant) instead. */
+#if defined(__aarch64__)
+#define _TAPSDT_CONSTRAINT "nr"
+#else
+#define _TAPSDT_CONSTRAINT "nor"
+#endif
+#define _TAPSDT_OP(n, x) [__tapsdt_s##n] "n" (_TAPSDT_NSIZE(x)), [__tapsdt_a##n] _TAPSDT_CONSTRAINT (x)
 #define _TAPSDT_F(n) "%n[__tapsdt_s" #n "]@%[__tapsdt_a" #n "]"
 
 #define _TAPSDT_F1 _TAPSDT_F(1)

@@ -40,6 +40,12 @@
  *                                     mode whose frames the walk knows
  *   tap_arch_plt_cfa(sp, pc)          the frame address at pc in a PLT
  *                                     stub (the CFA rule of its .eh_frame)
+ *   tap_arch_user_link(regs, &ra)     the return address in the link
+ *                                     register, where the architecture has
+ *                                     one (false: it has none)
+ *   tap_arch_uret_stack(cfa, slot)    what a uretprobe's return instance
+ *                                     keeps as its stack for the frame whose
+ *                                     CFA is cfa (return address at slot)
  */
 
 #endif

@@ -183,4 +183,19 @@ static inline unsigned long tap_arch_plt_cfa(unsigned long sp, unsigned long pc)
 	return sp;
 }
 
+/* The call leaves the return address in x30 (signed where the program
+ * was built with -mbranch-protection=pac-ret: stripped). */
+static inline bool tap_arch_user_link(struct pt_regs *regs, unsigned long *ra)
+{
+	*ra = tap_arch_strip_pac(regs->regs[30]);
+	return true;
+}
+
+/* A uretprobe keeps sp at the entry (the CFA: the call pushes nothing),
+ * not where the function saves x30 later. */
+static inline unsigned long tap_arch_uret_stack(unsigned long cfa, unsigned long slot)
+{
+	return cfa;
+}
+
 #endif

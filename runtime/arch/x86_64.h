@@ -86,4 +86,16 @@ static inline unsigned long tap_arch_plt_cfa(unsigned long sp, unsigned long pc)
 	return sp + 8 + ((pc & 15) >= 11 ? 8 : 0);
 }
 
+/* The call pushes the return address: there is no link register. */
+static inline bool tap_arch_user_link(struct pt_regs *regs, unsigned long *ra)
+{
+	return false;
+}
+
+/* A uretprobe keeps sp at the entry, where the return address is. */
+static inline unsigned long tap_arch_uret_stack(unsigned long cfa, unsigned long slot)
+{
+	return slot;
+}
+
 #endif

@@ -264,7 +264,8 @@ typedef struct UnwindRow {
 	int32_t cfa_off;
 	int16_t fp_off;         /* the caller's frame pointer is at CFA +
 				 * fp_off; 0: it is unchanged */
-	int8_t ra_off;          /* the return address is at CFA + ra_off */
+	int8_t ra_off;          /* the return address is at CFA + ra_off;
+				 * 0: still in its register (arm64's x30) */
 	uint8_t kind;           /* UnwindKind */
 } UnwindRow;
 

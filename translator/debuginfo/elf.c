@@ -262,7 +262,11 @@ static void parse_sdt_args(ObjectFacts *f, const Arch *arch)
 		while (*p && !s->args_error) {
 			while (*p == ' ')
 				p++;
-			size_t n = strcspn(p, " ");
+			/* operands are separated by blanks, but arm64's memory
+			 * operands hold one ("[sp, 12]") */
+			size_t n = 0;
+			for (int depth = 0; p[n] && (depth || p[n] != ' '); n++)
+				depth += p[n] == '[' ? 1 : p[n] == ']' && depth ? -1 : 0;
 			if (!n)
 				break;
 			SdtArg *a = NEW(SdtArg);

@@ -205,10 +205,19 @@ static void classify(Dwarf_Frame *fr, int ra_reg, UnwindRow *row)
 		row->kind = UNW_OUTERMOST;      /* the return address is undefined */
 		return;
 	}
-	if (dwarf_frame_register(fr, ra_reg, mem, &ops, &n) != 0 ||
-	    !saved_at(ops, n, &off) || off < -128 || off > 127)
+	if (dwarf_frame_register(fr, ra_reg, mem, &ops, &n) != 0)
 		return;
-	row->ra_off = (int8_t)off;
+	if (n == 0 && !ops) {
+		/* "same value": the return address is still in its
+		 * register, arm64's link register x30 at a function's entry
+		 * and all through a leaf (ra_off 0 says so; no rule saves
+		 * it at the CFA itself) */
+		row->ra_off = 0;
+	} else if (!saved_at(ops, n, &off) || off == 0 || off < -128 || off > 127) {
+		return;
+	} else {
+		row->ra_off = (int8_t)off;
+	}
 	const Arch *arch = arch_target();
 	if (dwarf_frame_register(fr, arch->fp_reg, mem, &ops, &n) != 0)
 		return;

@@ -113,7 +113,8 @@ static int check_sites(const ObjectFacts *ef, ProbePointComp *at,
 }
 
 /* A function probe placed by its symbol: its arguments by the calling
- * convention, and at a .return the return register. */
+ * convention (arch/: its argument registers), and at a .return the
+ * return register. */
 static void add_register_vars(ResolvedPoint *rp)
 {
 	if (rp->is_return) {
@@ -123,7 +124,8 @@ static void add_register_vars(ResolvedPoint *rp)
 		v->writable = v->guru_write = true;
 		return;
 	}
-	for (int i = 1; i <= 6; i++)
+	/* as many as the target passes in registers (x86-64 6, arm64 8) */
+	for (int i = 1; i <= arch_target()->narg_regs; i++)
 		rp_var(rp, xsprintf("arg%d", i), TY_LONG, NULL)->scalar = true;
 }
 

@@ -1,0 +1,3 @@
+. ./caselib
+taprun -c "$B/udwl 3" ./lib.ko
+echo "status $?"

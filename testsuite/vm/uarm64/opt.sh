@@ -1,0 +1,3 @@
+. ./caselib
+taprun -c "$B/udwo 50" ./opt.ko
+echo "status $?"

@@ -1,0 +1,3 @@
+. ./caselib
+taprun -c "$B/udw 3" ./vars.ko
+echo "status $?"
