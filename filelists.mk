@@ -189,6 +189,7 @@ tapc_dist_files = \
 	taprun/input.c \
 	taprun/merge.c \
 	taprun/merge.h \
+	taprun/modsig.c \
 	taprun/module.c \
 	taprun/msg.c \
 	taprun/options.c \
@@ -664,6 +665,7 @@ tapc_dist_files = \
 	testsuite/run-usdt \
 	testsuite/run-vm \
 	testsuite/run-vm-6.12 \
+	testsuite/run-vm-sign \
 	testsuite/run/abort_warn.err \
 	testsuite/run/abort_warn.out \
 	testsuite/run/abort_warn.stp \
@@ -1136,6 +1138,29 @@ tapc_dist_files = \
 	testsuite/unit/test_udwarf.c \
 	testsuite/unit/test_usyms.c \
 	testsuite/unit/test_util.c \
+	testsuite/vm-sign/sign/a_signed_loads.err \
+	testsuite/vm-sign/sign/a_signed_loads.out \
+	testsuite/vm-sign/sign/a_signed_loads.sh \
+	testsuite/vm-sign/sign/b_lockdown_unsigned.err \
+	testsuite/vm-sign/sign/b_lockdown_unsigned.out \
+	testsuite/vm-sign/sign/b_lockdown_unsigned.sh \
+	testsuite/vm-sign/sign/build-modules \
+	testsuite/vm-sign/sign/c_lockdown_untrusted.err \
+	testsuite/vm-sign/sign/c_lockdown_untrusted.out \
+	testsuite/vm-sign/sign/c_lockdown_untrusted.sh \
+	testsuite/vm-sign/sign/d_unsigned.err \
+	testsuite/vm-sign/sign/d_unsigned.out \
+	testsuite/vm-sign/sign/d_unsigned.sh \
+	testsuite/vm-sign/sign/e_untrusted.err \
+	testsuite/vm-sign/sign/e_untrusted.out \
+	testsuite/vm-sign/sign/e_untrusted.sh \
+	testsuite/vm-sign/sign/f_wrongsig.err \
+	testsuite/vm-sign/sign/f_wrongsig.out \
+	testsuite/vm-sign/sign/f_wrongsig.sh \
+	testsuite/vm-sign/sign/g_badsig.err \
+	testsuite/vm-sign/sign/g_badsig.out \
+	testsuite/vm-sign/sign/g_badsig.sh \
+	testsuite/vm-sign/sign/hi.stp \
 	testsuite/vm/init \
 	testsuite/vm/mkinitramfs \
 	testsuite/vm/modvars/build-modules \
@@ -1535,6 +1560,8 @@ tapc_dist_files = \
 	translator/session.c \
 	translator/sha256.c \
 	translator/sha256.h \
+	translator/sign.c \
+	translator/sign.h \
 	translator/tapc.h \
 	translator/tapsets.c \
 	translator/tapsets.h \

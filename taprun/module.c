@@ -221,8 +221,6 @@ static const char *load_hint(int err)
 		return _("unknown symbols, built for another kernel? (see dmesg)");
 	case EINVAL:
 		return _("a bad parameter or a build for another kernel (see dmesg)");
-	case EKEYREJECTED:
-		return _("the kernel accepts signed modules only");
 	default:
 		return NULL;
 	}
@@ -232,7 +230,7 @@ int module_load(const char *path, const char *name, const char *params)
 {
 	char *img;
 	size_t size;
-	int fd, err = 0;
+	int fd, kmsg, err = 0;
 	const char *hint;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -242,6 +240,7 @@ int module_load(const char *path, const char *name, const char *params)
 			  strerror(errno));
 		return err;
 	}
+	kmsg = sig_watch_start();	/* why a signature was refused */
 	if (syscall(SYS_finit_module, fd, params, 0) < 0)
 		err = -errno;
 	close(fd);
@@ -254,7 +253,12 @@ int module_load(const char *path, const char *name, const char *params)
 			free(img);
 		}
 	}
-	if (!err || err == -EEXIST)	/* the caller looks into EEXIST */
+	if (!err || err == -EEXIST) {	/* the caller looks into EEXIST */
+		if (kmsg >= 0)
+			close(kmsg);
+		return err;
+	}
+	if (sig_explain(kmsg, path, name, -err))
 		return err;
 	hint = load_hint(-err);
 	if (hint)

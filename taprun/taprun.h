@@ -67,6 +67,14 @@ void modinfo_free(struct modinfo *mi);
 bool module_has_param(const struct modinfo *mi, const char *name,
 		      size_t len);
 int module_load(const char *path, const char *name, const char *params);
+
+/* modsig.c: a refusal for the module's signature explained.
+ * sig_watch_start() just before loading: the kernel log from there on
+ * (an fd, or -1).  sig_explain() after the load failed with ERR (an
+ * errno): when the signature is why, says so and what to do and returns
+ * true; closes the fd either way. */
+int sig_watch_start(void);
+bool sig_explain(int kmsg_fd, const char *path, const char *name, int err);
 int module_unload(const char *name, int wait_ms, bool missing_ok);
 
 /* session.c */

@@ -4,6 +4,7 @@
  * Built modules and feature headers are cached by content hash. */
 #include "build.h"
 #include "passes.h"
+#include "sign.h"
 #include "debuginfo/debuginfo.h"
 
 #include <ctype.h>
@@ -514,7 +515,9 @@ const char *build_module(const char *c_file, const char *module_name)
 	if (sess.vp[3] == 2)   /* the compiler's warnings; -vvv showed it all */
 		show_build_errors(sb_cstr(&log), dir, false);
 	sb_free(&log);
-	if (!strip_module(ko)) {
+	/* stripped, then signed (stripping would drop the signature), before
+	 * it is cached: the cache keys on the signer */
+	if (!strip_module(ko) || !sign_module_file(ko)) {
 		finish_tmpdir(dir);
 		return NULL;
 	}

@@ -4,6 +4,7 @@
  * $XDG_CACHE_HOME/tapc.  It calls no pass: what it hashes is handed to
  * it. */
 #include "cache.h"
+#include "sign.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -166,6 +167,10 @@ const char *build_cache_key(const char *text, size_t len, const char *module_nam
 		hash_str(&s, d->name);
 		hash_str(&s, d->value ? d->value : "\1");
 	}
+	/* a signed module is another file than the unsigned one, and each
+	 * key signs its own */
+	const char *signer = sign_identity();
+	hash_str(&s, signer ? signer : "unsigned");
 	char n[32];
 	snprintf(n, sizeof n, "%zu", len);
 	hash_str(&s, n);

@@ -23,8 +23,8 @@ int build_cache_clean(void);
  * determines it completely, such as the pass-2 program and the options
  * pass 3 reads), the module name, every runtime source file, the kernel
  * release, its build tree and that tree's autoconf.h and Module.symvers
- * (size and time), the -B and -D options, the architecture and the tapc
- * version.  32 hex digits, in the arena. */
+ * (size and time), the -B and -D options, the architecture, the tapc
+ * version and, with --sign-module, the signing certificate.  32 hex digits, in the arena. */
 const char *build_cache_key(const char *text, size_t len, const char *module_name);
 /* The cached module for KEY (its time is refreshed), or NULL. */
 const char *build_cache_lookup(const char *key);

@@ -5,6 +5,7 @@
 
 #include "passes.h"
 #include "build.h"
+#include "sign.h"
 #include "emit/emit.h"
 
 /* ---- options.c ---- */

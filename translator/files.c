@@ -170,22 +170,48 @@ Vec list_dir(const char *dir, const char *prefix, const char *suffix)
 
 /* ---- where tapc keeps and finds its own files ---- */
 
-const char *user_cache_dir(void)
+/* The user's home folder: $HOME, else the password entry's; NULL when
+ * neither is an absolute path. */
+static const char *home_dir(void)
 {
-	static const char *dir;
-	static bool done;
-	if (done)
-		return dir;
-	done = true;
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	if (xdg && xdg[0] == '/')
-		return dir = xsprintf("%s/tapc", xdg);
 	const char *home = getenv("HOME");
 	if (!home || home[0] != '/') {
 		struct passwd *pw = getpwuid(getuid());
 		home = pw && pw->pw_dir && pw->pw_dir[0] == '/' ? pw->pw_dir : NULL;
 	}
-	return dir = home ? xsprintf("%s/.cache/tapc", home) : NULL;
+	return home;
+}
+
+/* $XDG_VAR/tapc, else ~/FALLBACK/tapc. */
+static const char *xdg_dir(const char *var, const char *fallback)
+{
+	const char *xdg = getenv(var);
+	if (xdg && xdg[0] == '/')
+		return xsprintf("%s/tapc", xdg);
+	const char *home = home_dir();
+	return home ? xsprintf("%s/%s/tapc", home, fallback) : NULL;
+}
+
+const char *user_cache_dir(void)
+{
+	static const char *dir;
+	static bool done;
+	if (!done) {
+		done = true;
+		dir = xdg_dir("XDG_CACHE_HOME", ".cache");
+	}
+	return dir;
+}
+
+const char *user_data_dir(void)
+{
+	static const char *dir;
+	static bool done;
+	if (!done) {
+		done = true;
+		dir = xdg_dir("XDG_DATA_HOME", ".local/share");
+	}
+	return dir;
 }
 
 const char *self_dir(void)

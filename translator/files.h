@@ -22,6 +22,10 @@ bool make_dirs(const char *path);
 /* $XDG_CACHE_HOME/tapc or ~/.cache/tapc (not created), NULL without a
  * home folder. */
 const char *user_cache_dir(void);
+/* $XDG_DATA_HOME/tapc or ~/.local/share/tapc (not created), NULL without
+ * a home folder: what tapc keeps for the user, such as the module
+ * signing key. */
+const char *user_data_dir(void);
 /* The folder holding the running tapc binary (from /proc/self/exe), NULL
  * when it cannot be told: an uninstalled build finds tapsets/, runtime/
  * and taprun/ beside it. */

@@ -146,6 +146,16 @@ static bool no_listing(Run *r)
 	return true;
 }
 
+/* --sign-module: the signing tool and key are there (the key made on
+ * first use) before any work, and before the cache keys, which name the
+ * key.  Passes 1-3 build nothing to sign. */
+static bool signing_ready(Run *r)
+{
+	if (sess.last_pass >= 4 && !sign_prepare())
+		return stop(r, 1);
+	return true;
+}
+
 static bool pass1_parse(Run *r)
 {
 	parse_user_scripts(&r->files);
@@ -321,6 +331,7 @@ int main(int argc, char **argv)
 	Run r = { 0 };
 	if (setup(&r, argc, argv) &&
 	    no_listing(&r) &&
+	    signing_ready(&r) &&
 	    pass1_parse(&r) &&
 	    pass2_elaborate(&r) &&
 	    can_run_here(&r) &&

@@ -485,6 +485,9 @@ void parse_options(int argc, char **argv)
 		case OPT_DISABLE_CACHE:
 			build_cache_disable();
 			break;
+		case OPT_SIGN_MODULE:
+			sign_request(optarg);
+			break;
 		case OPT_ALL_MODULES:
 			/* symbols and stacks come from the kernel's own kallsyms
 			 * and unwinder, which cover every loaded module: what
@@ -501,7 +504,6 @@ void parse_options(int argc, char **argv)
 		case OPT_SYSENV:
 		case OPT_SAVE_UPROBES:
 		case OPT_TARGET_NAMESPACES:
-		case OPT_SIGN_MODULE:
 		case OPT_DOWNLOAD_DEBUGINFO:
 		case OPT_TMPDIR:
 			not_effective(argv[optind - 1]);
