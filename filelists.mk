@@ -61,7 +61,10 @@ tapc_data_files = \
 	tapsets/ansi.stp \
 	tapsets/args.stp \
 	tapsets/argv.stp \
+	tapsets/arm64/nd_syscalls.stp \
 	tapsets/arm64/registers.stp \
+	tapsets/arm64/syscall_any.stp \
+	tapsets/arm64/syscalls.stp \
 	tapsets/atomic.stp \
 	tapsets/aux_syscalls.stp \
 	tapsets/cast.stpm \

@@ -609,6 +609,16 @@ static int derive_point(Deriv *d, ProbePoint *pp, Node *body, Node *cond,
 	if (!total && !optional && !alias_hits) {
 		ProbePointComp *c0 = vec_get(&pp->comps, 0);
 		/* a point no probe family reads is a tapset alias's name */
+		const char *other = NULL;
+		if (!strchr(c0->name, '*') && !probe_family_known_prefix(c0->name))
+			other = tapset_alias_other_arch(probe_point_plain_text(pp));
+		if (other) {
+			error_at(pp->loc, _("no match for probe point '%s': only the "
+					    "%s tapsets define it, %s has no such "
+					    "point"), probe_point_plain_text(pp),
+				 other, target_arch());
+			return -1;
+		}
 		if (!strchr(c0->name, '*') && !probe_family_known_prefix(c0->name))
 			error_at(pp->loc, _("no match for probe point '%s': no tapset "
 					    "defines it"), probe_point_plain_text(pp));

@@ -9,6 +9,7 @@
 #include "tapsets.h"
 #include "lex.h"
 #include "wildcard.h"
+#include "arch/arch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -731,4 +732,45 @@ void tapset_check_reached(const Vec *user_files)
 		if (f)
 			reach_file(f, &todo);
 	}
+}
+
+/* A name only another architecture's tapsets define (x86_64's ia32 system
+ * calls, arch_prctl, iopl...) is not in the index, which holds the
+ * target's folder only; its folders are read here, when a point that
+ * nothing defines is reported, to say why. */
+const char *tapset_alias_other_arch(const char *name)
+{
+	const Vec *dirs = tapset_dirs();
+	const Arch *const *all = arch_all();
+	const char *want = intern(name);
+	for (int i = 0; i < dirs->len; i++) {
+		for (int k = 0; all[k]; k++) {
+			if (!strcmp(all[k]->name, target_arch()))
+				continue;
+			const char *ad = xsprintf("%s/%s", (const char *)vec_get(dirs, i),
+						  all[k]->name);
+			DIR *d = opendir(ad);
+			if (!d)
+				continue;
+			struct dirent *de;
+			bool found = false;
+			while (!found && (de = readdir(d))) {
+				size_t n = strlen(de->d_name);
+				if (n <= 4 || strcmp(de->d_name + n - 4, ".stp"))
+					continue;
+				const char *path = xsprintf("%s/%s", ad, de->d_name);
+				SrcFile *src = srcfile_read(path, path);
+				if (!src)
+					continue;
+				FileIndex fi = { 0 };
+				scan_file(&fi, src->text, src->len);
+				for (int j = 0; j < fi.aliases.len && !found; j++)
+					found = vec_get(&fi.aliases, j) == want;
+			}
+			closedir(d);
+			if (found)
+				return all[k]->name;
+		}
+	}
+	return NULL;
 }

@@ -17,6 +17,10 @@ int tapset_alias_count(void);
 const char *tapset_alias_name(int i);
 const Vec *tapset_alias_files(int i);
 const Vec *tapset_alias_files_named(const char *name);
+/* The architecture whose own tapset folder (tapsets/ARCH/) defines alias
+ * NAME when the target's does not, or NULL: for the error of a point only
+ * another architecture has. */
+const char *tapset_alias_other_arch(const char *name);
 /* Parse a tapset file once (NULL when it has errors: reported as a
  * warning naming the file).  The second call returns NULL too, but with
  * *fresh false. */
