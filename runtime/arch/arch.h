@@ -40,6 +40,9 @@
  *                                     mode whose frames the walk knows
  *   tap_arch_plt_cfa(sp, pc)          the frame address at pc in a PLT
  *                                     stub (the CFA rule of its .eh_frame)
+ *   tap_arch_cycles()                 a cheap per-CPU clock in CPU cycles
+ *                                     (or near enough) for the overload
+ *                                     guard (context.c)
  */
 
 #endif

@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/timex.h>
 #ifdef TAP_HAVE_X86_UNWIND	/* features/have_x86_unwind.c */
 #include <asm/unwind.h>
 #endif
@@ -84,6 +85,15 @@ static inline bool tap_arch_user_native(struct pt_regs *regs)
 static inline unsigned long tap_arch_plt_cfa(unsigned long sp, unsigned long pc)
 {
 	return sp + 8 + ((pc & 15) >= 11 ? 8 : 0);
+}
+
+/* The overload guard's clock: the time-stamp counter, one rdtsc, in
+ * cycles as stap's STP_OVERLOAD_* figures are.  Only differences taken on
+ * one CPU with preemption off are used, so TSCs out of step between CPUs
+ * do no harm. */
+static inline u64 tap_arch_cycles(void)
+{
+	return get_cycles();
 }
 
 #endif
