@@ -156,6 +156,7 @@ tapc_dist_files = \
 	bench/debuginfo \
 	bench/di_query.c \
 	bench/front-end \
+	bench/overload \
 	bench/runtime \
 	bench/sdt \
 	bench/tapsets \
