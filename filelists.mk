@@ -160,6 +160,7 @@ tapc_dist_files = \
 	bench/debuginfo \
 	bench/di_query.c \
 	bench/front-end \
+	bench/overload \
 	bench/runtime \
 	bench/sdt \
 	bench/tapsets \
@@ -1196,6 +1197,20 @@ tapc_dist_files = \
 	testsuite/vm/probes/maxskipped.out \
 	testsuite/vm/probes/maxskipped.sh \
 	testsuite/vm/probes/maxskipped.stp \
+	testsuite/vm/probes/overload_heavy.out \
+	testsuite/vm/probes/overload_heavy.sh \
+	testsuite/vm/probes/overload_heavy.stp \
+	testsuite/vm/probes/overload_light.out \
+	testsuite/vm/probes/overload_light.sh \
+	testsuite/vm/probes/overload_light.stp \
+	testsuite/vm/probes/overload_off.args \
+	testsuite/vm/probes/overload_off.out \
+	testsuite/vm/probes/overload_off.sh \
+	testsuite/vm/probes/overload_off.stp \
+	testsuite/vm/probes/overload_small.args \
+	testsuite/vm/probes/overload_small.out \
+	testsuite/vm/probes/overload_small.sh \
+	testsuite/vm/probes/overload_small.stp \
 	testsuite/vm/probes/procfs_cleanup.out \
 	testsuite/vm/probes/procfs_cleanup.sh \
 	testsuite/vm/probes/procfs_cleanup.stp \

@@ -19,6 +19,26 @@ u32 tap_max_map_entries;
 static struct tap_context **tap_contexts;
 static unsigned int tap_ncontexts;
 
+#ifdef TAP_OVERLOAD
+/* The overload guard stopped the script (set once, by the first CPU). */
+static atomic_t tap_overloaded = ATOMIC_INIT(0);
+#endif
+
+/*
+ * After a stop caused by errors only the error probes run (stap's rule:
+ * end probes are for a run that ended normally).  An overload always
+ * counts, whatever MAXERRORS and --suppress-handler-errors say, as in
+ * stap, where it puts the session in its error state directly.
+ */
+bool tap_stopped_by_error(void)
+{
+#ifdef TAP_OVERLOAD
+	if (atomic_read(&tap_overloaded))
+		return true;
+#endif
+	return atomic_read(&tap_error_count) > MAXERRORS && !tap_suppress_errors;
+}
+
 static void tap_context_free(struct tap_context *c)
 {
 	if (!c)
@@ -115,6 +135,9 @@ struct tap_context *tap_context_enter(const char *probe_point, int state)
 	c->locks_held = 0;
 	c->iter_scratch_used = 0;
 	c->re_matched = false;
+#ifdef TAP_OVERLOAD
+	c->ovl_start = tap_arch_cycles();	/* last: the handler starts now */
+#endif
 	return c;
 skip:
 	preempt_enable();
@@ -148,6 +171,45 @@ static void tap_report_error(struct tap_context *c)
 		tap_exit();
 }
 
+#ifdef TAP_OVERLOAD
+/*
+ * The overload guard, at the end of each handler of the running script
+ * (begin, end and error probes run once and are not counted): the time
+ * since tap_context_enter() is added to this CPU's sum; once an interval
+ * has passed since this CPU's window opened, a sum over the threshold
+ * stops the script, and the window starts again from here with nothing
+ * in it.  All per CPU (the context is this CPU's, preemption is off), so
+ * the common case is two clock reads, an add and a compare, no lock and
+ * no shared cache line.  Like stap, the window is only looked at when a
+ * handler ends, so a CPU that stops running handlers is not checked; the
+ * first hit opens the first window (ovl_window is 0 until then).
+ */
+static void tap_overload_check(struct tap_context *c)
+{
+	u64 now = tap_arch_cycles();
+	s64 sum;
+
+	c->ovl_sum += now - c->ovl_start;
+	if (likely((s64)(now - c->ovl_window) <= (s64)STP_OVERLOAD_INTERVAL))
+		return;
+	sum = (s64)c->ovl_sum;
+	c->ovl_window = now;
+	c->ovl_sum = 0;
+	if (likely(sum <= (s64)STP_OVERLOAD_THRESHOLD))
+		return;
+	if (atomic_cmpxchg(&tap_overloaded, 0, 1) != 0)
+		return;		/* another CPU said it first */
+	snprintf(c->report_buf, sizeof(c->report_buf),
+		 "probe overhead (%lld cycles) exceeded threshold (%lld cycles) "
+		 "in last %lld cycles", (long long)sum,
+		 (long long)STP_OVERLOAD_THRESHOLD, (long long)STP_OVERLOAD_INTERVAL);
+	atomic_inc(&tap_error_count);
+	tap_count_error();
+	tap_msg_error(c->report_buf);
+	tap_exit();
+}
+#endif
+
 void tap_context_exit(struct tap_context *c)
 {
 	tap_commit();	/* this handler's output as one record */
@@ -161,6 +223,23 @@ void tap_context_exit(struct tap_context *c)
 	}
 	if (c->last_error && !c->aborted)
 		tap_report_error(c);
+#ifdef TAP_OVERLOAD
+	if (c->state == TAP_STATE_RUNNING) {
+#ifdef TAP_BENCH_OVERLOAD_REPEAT
+		/* bench/overload only: the guard's work (both clock reads and
+		 * the account) done this many times a hit, so that its cost
+		 * stands out of the noise of a run under TCG */
+		for (int k = 1; k < TAP_BENCH_OVERLOAD_REPEAT; k++) {
+			u64 start = c->ovl_start;
+
+			c->ovl_start = tap_arch_cycles();
+			tap_overload_check(c);
+			c->ovl_start = start;
+		}
+#endif
+		tap_overload_check(c);
+	}
+#endif
 	atomic_set(&c->busy, 0);
 	preempt_enable();
 }

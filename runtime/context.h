@@ -62,6 +62,14 @@ struct tap_context {
 	const char *last_error;		/* NULL, or error_buf */
 	const char *last_stmt;		/* "identifier 'x' at f.stp:1:2" */
 	int locks_held;			/* tap_lock_globals succeeded */
+#ifdef TAP_OVERLOAD
+	/* The overload guard's per-CPU account (the context is per CPU):
+	 * when this handler started, when the current interval started,
+	 * and the handler time in it so far, all in tap_arch_cycles(). */
+	u64 ovl_start;
+	u64 ovl_window;
+	u64 ovl_sum;
+#endif
 	char error_buf[MAXSTRINGLEN];
 	char *frames;			/* MAXNESTING + 1 frames */
 	u64 *iter_scratch;		/* foreach sort space, used as a stack */
@@ -79,6 +87,7 @@ extern atomic_t tap_error_count;
 extern bool tap_suppress_errors;	/* --suppress-handler-errors */
 extern u32 tap_max_map_entries;		/* largest map, sizes iter_scratch */
 
+bool tap_stopped_by_error(void);
 int tap_contexts_init(void);
 void tap_contexts_free(void);
 struct tap_context *tap_context_enter(const char *probe_point, int state);

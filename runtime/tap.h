@@ -147,6 +147,22 @@
 #define TAP_FOREACH_DEPTH 4	/* nested foreach loops per handler */
 #endif
 
+/*
+ * The overload guard (context.c): when the handlers on one CPU spend more
+ * than STP_OVERLOAD_THRESHOLD cycles of an STP_OVERLOAD_INTERVAL, the
+ * script stops with an error.  stap's names, defaults and switches:
+ * -DSTP_NO_OVERLOAD (or STAP_NO_OVERLOAD) turns it off.
+ */
+#ifndef STP_OVERLOAD_INTERVAL
+#define STP_OVERLOAD_INTERVAL 1000000000LL
+#endif
+#ifndef STP_OVERLOAD_THRESHOLD
+#define STP_OVERLOAD_THRESHOLD 500000000LL
+#endif
+#if !defined(STP_NO_OVERLOAD) && !defined(STAP_NO_OVERLOAD)
+#define TAP_OVERLOAD 1
+#endif
+
 #if MAXSTRINGLEN < 16
 #error "MAXSTRINGLEN is too small"
 #endif

@@ -2,8 +2,10 @@
  * (the option state every pass reads), --help and --version. */
 #include "driver.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -162,6 +164,66 @@ static bool valid_identifier(const char *s)
 		      (*s >= '0' && *s <= '9')))
 			return false;
 	return true;
+}
+
+/*
+ * The -D names whose values the runtime uses as numbers (runtime/tap.h,
+ * stap's names), with the least value each can take.  Anything else
+ * there would only fail in gcc, far from the option that caused it.
+ */
+static const struct {
+	const char *name;
+	long long min;
+} numeric_defines[] = {
+	{ "MAXSTRINGLEN", 16 },		/* tap.h: smaller cannot hold messages */
+	{ "MAXACTION", 0 },
+	{ "MAXACTION_INTERRUPTIBLE", 0 },
+	{ "MAXNESTING", 0 },
+	{ "MAXMAPENTRIES", 0 },
+	{ "MAXERRORS", 0 },
+	{ "MAXSKIPPED", 0 },
+	{ "MAXTRYLOCK", 0 },
+	{ "TRYLOCKDELAY", 0 },
+	{ "MAXTRACE", 0 },
+	{ "MAPHASHBIAS", LLONG_MIN },
+	{ "HIST_ELISION", 0 },
+	{ "STP_OVERLOAD_THRESHOLD", 0 },
+	{ "STP_OVERLOAD_INTERVAL", 0 },
+};
+
+/* A C integer constant: digits (decimal, 0x hex or 0 octal) with at most
+ * one sign and u/l suffixes, as the runtime's own defaults are written. */
+static bool define_number(const char *s, long long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtoll(s, &end, 0);
+	if (errno || end == s || isspace((unsigned char)*s))
+		return false;
+	return strspn(end, "uUlL") == strlen(end) && strlen(end) <= 3;
+}
+
+/* -D NAME=VALUE of a numeric limit: its value must be a number in range. */
+static void check_define_value(const char *arg, const Define *d)
+{
+	long long v;
+
+	for (size_t i = 0; i < sizeof(numeric_defines) / sizeof(numeric_defines[0]); i++) {
+		if (strcmp(d->name, numeric_defines[i].name))
+			continue;
+		/* a bare -D NAME is NAME 1, as for the compiler */
+		if (!d->value ? 1 >= numeric_defines[i].min :
+		    define_number(d->value, &v) && v >= numeric_defines[i].min)
+			return;
+		if (numeric_defines[i].min == LLONG_MIN)
+			fprintf(stderr, _("tapc: invalid -D '%s': %s takes a whole number\n"),
+				arg, d->name);
+		else
+			fprintf(stderr, _("tapc: invalid -D '%s': %s takes a whole number "
+					  "of at least %lld\n"), arg, d->name,
+				numeric_defines[i].min);
+		exit(1);
+	}
 }
 
 enum {
@@ -343,6 +405,7 @@ void parse_options(int argc, char **argv)
 					optarg);
 				exit(1);
 			}
+			check_define_value(optarg, d);
 			vec_push(&sess.defines, d);
 			break;
 		}

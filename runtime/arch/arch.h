@@ -46,6 +46,9 @@
  *   tap_arch_uret_stack(cfa, slot)    what a uretprobe's return instance
  *                                     keeps as its stack for the frame whose
  *                                     CFA is cfa (return address at slot)
+ *   tap_arch_cycles()                 a cheap per-CPU clock in CPU cycles
+ *                                     (or near enough) for the overload
+ *                                     guard (context.c)
  */
 
 #endif

@@ -14,6 +14,7 @@
 #include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
 #include <linux/uaccess.h>
 
@@ -196,6 +197,16 @@ static inline bool tap_arch_user_link(struct pt_regs *regs, unsigned long *ra)
 static inline unsigned long tap_arch_uret_stack(unsigned long cfa, unsigned long slot)
 {
 	return cfa;
+}
+
+/* The overload guard's clock.  arm64's get_cycles() is the generic
+ * timer's counter, which ticks at a fixed, board-chosen rate (often
+ * 24-100 MHz), so stap's 10^9 "cycles" would be many seconds there;
+ * local_clock() reads the same counter scaled to nanoseconds, about one
+ * CPU cycle each at the clock rates of today's cores. */
+static inline u64 tap_arch_cycles(void)
+{
+	return local_clock();
 }
 
 #endif

@@ -10,6 +10,7 @@
 #include <linux/module.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
+#include <linux/timex.h>
 #ifdef TAP_HAVE_X86_UNWIND	/* features/have_x86_unwind.c */
 #include <asm/unwind.h>
 #endif
@@ -96,6 +97,15 @@ static inline bool tap_arch_user_link(struct pt_regs *regs, unsigned long *ra)
 static inline unsigned long tap_arch_uret_stack(unsigned long cfa, unsigned long slot)
 {
 	return slot;
+}
+
+/* The overload guard's clock: the time-stamp counter, one rdtsc, in
+ * cycles as stap's STP_OVERLOAD_* figures are.  Only differences taken on
+ * one CPU with preemption off are used, so TSCs out of step between CPUs
+ * do no harm. */
+static inline u64 tap_arch_cycles(void)
+{
+	return get_cycles();
 }
 
 #endif

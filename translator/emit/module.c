@@ -847,7 +847,7 @@ static void write_start_stop(Unit *u)
 	emit_func(e, "void tap_on_stop(void)");
 	emit(e, "tap_families_stop();");
 	emit(e, "/* after an error-triggered shutdown only the error probes run */");
-	emit(e, "if (atomic_read(&tap_error_count) > MAXERRORS && !tap_suppress_errors)");
+	emit(e, "if (tap_stopped_by_error())");
 	emit(e, "\ttap_run_error();");
 	emit(e, "else");
 	emit(e, "\ttap_run_end();");

@@ -8,6 +8,7 @@
 
 int tap_test_cpu;
 int tap_test_ncpus = 4;
+u64 tap_test_cycles;
 
 /* ---- a user-space stand-in for the transport ---- */
 
@@ -438,6 +439,73 @@ static void test_context(void)
 	CHECK_INT(c != NULL && c->action_limit == MAXACTION_INTERRUPTIBLE, 1);
 	leave(c);
 	state = TAP_STATE_RUNNING;
+}
+
+/* ---- the overload guard ---- */
+
+/* One handler on the current CPU that takes `cost` cycles. */
+static void handler_taking(u64 cost)
+{
+	struct tap_context *c = enter();
+
+	tap_test_cycles += cost;
+	leave(c);
+}
+
+static void test_overload(void)
+{
+	int exits = exit_called, counted = nerrors_counted;
+	struct tap_context *c;
+
+	atomic_set(&tap_error_count, 0);
+	CHECK_INT(tap_stopped_by_error(), 0);
+	tap_test_cpu = 2;
+	/* a CPU's first hit opens its first window */
+	tap_test_cycles = 5000000000ULL;
+	handler_taking(10);
+	/* exactly the threshold in an interval is allowed */
+	handler_taking(400000000);
+	tap_test_cycles += 700000000;
+	handler_taking(100000000);
+	CHECK_INT(exit_called, exits);
+	/* begin/end/error probes are not counted */
+	state = TAP_STATE_STOPPING;
+	c = tap_context_enter("end", TAP_STATE_STOPPING);
+	tap_test_cycles += 3000000000ULL;
+	leave(c);
+	state = TAP_STATE_RUNNING;
+	handler_taking(1);	/* a new window: the end probe's time is not in it */
+	CHECK_INT(exit_called, exits);
+	/* more than the threshold: reported when the interval is over */
+	handler_taking(600000000);
+	CHECK_INT(exit_called, exits);
+	tap_test_cycles += 500000000;
+	last_msg[0] = '\0';
+	handler_taking(1);
+	CHECK_STR(last_msg, "probe overhead (600000001 cycles) exceeded threshold "
+		  "(500000000 cycles) in last 1000000000 cycles");
+	CHECK_INT(exit_called, exits + 1);
+	CHECK_INT(nerrors_counted, counted + 1);
+	CHECK_INT(atomic_read(&tap_error_count), 1);
+	CHECK_INT(tap_stopped_by_error(), 1);
+	/* another CPU over the limit too: said once only */
+	tap_test_cpu = 3;
+	last_msg[0] = '\0';
+	handler_taking(10);
+	handler_taking(2000000000);
+	tap_test_cycles += 1;
+	handler_taking(1);
+	CHECK_STR(last_msg, "");
+	CHECK_INT(exit_called, exits + 1);
+	/* an overload ends the run with the error probes even when errors
+	 * do not stop it */
+	tap_suppress_errors = true;
+	CHECK_INT(tap_stopped_by_error(), 1);
+	atomic_set(&tap_overloaded, 0);
+	CHECK_INT(tap_stopped_by_error(), 0);
+	tap_suppress_errors = false;
+	atomic_set(&tap_error_count, 0);
+	tap_test_cpu = 0;
 }
 
 /* ---- maps ---- */
@@ -1028,6 +1096,7 @@ int main(void)
 	test_strings();
 	test_arith();
 	test_context();
+	test_overload();
 	tap_contexts_free();
 	test_map_basic();
 	test_map_sort();
