@@ -26,16 +26,15 @@ static atomic_t tap_overloaded = ATOMIC_INIT(0);
 
 /*
  * After a stop caused by errors only the error probes run (stap's rule:
- * end probes are for a run that ended normally).  An overload always
- * counts, whatever MAXERRORS and --suppress-handler-errors say, as in
- * stap, where it puts the session in its error state directly.
+ * end probes are for a run that ended normally).  An overload is not such
+ * a stop: the script itself did nothing wrong, so its end probes run and
+ * print what it gathered (stap 4.8 runs its error probes instead, and a
+ * summary kept for the end is lost).  It still counts as an error
+ * (taprun's count, exit status 1), and it stops the script whatever
+ * MAXERRORS and --suppress-handler-errors say.
  */
 bool tap_stopped_by_error(void)
 {
-#ifdef TAP_OVERLOAD
-	if (atomic_read(&tap_overloaded))
-		return true;
-#endif
 	return atomic_read(&tap_error_count) > MAXERRORS && !tap_suppress_errors;
 }
 
@@ -203,7 +202,6 @@ static void tap_overload_check(struct tap_context *c)
 		 "probe overhead (%lld cycles) exceeded threshold (%lld cycles) "
 		 "in last %lld cycles", (long long)sum,
 		 (long long)STP_OVERLOAD_THRESHOLD, (long long)STP_OVERLOAD_INTERVAL);
-	atomic_inc(&tap_error_count);
 	tap_count_error();
 	tap_msg_error(c->report_buf);
 	tap_exit();

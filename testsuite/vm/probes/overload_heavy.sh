@@ -1,5 +1,5 @@
 # The overload guard stops a handler that eats its CPU (overload_heavy.stp)
-# with stap's message and status 1, and the error probe runs; -T is only
+# with stap's message and status 1, and the end probe runs; -T is only
 # a safety net.  The overhead in the message varies: its number is
 # checked, then replaced by N.
 now() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
