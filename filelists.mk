@@ -25,6 +25,7 @@ tapc_data_files = \
 	runtime/families/uprobe.c \
 	runtime/features/README.md \
 	runtime/features/baseline.c \
+	runtime/features/have_ftrace_entry_ops.c \
 	runtime/features/have_hrtimer_setup.c \
 	runtime/features/have_module_memory.c \
 	runtime/features/have_uprobe_filter_ctx.c \

@@ -60,6 +60,21 @@ static inline void tap_module_sizes(const struct module *m,
 }
 
 /*
+ * Function-entry probes armed through one ftrace_ops (runtime/families/
+ * kprobe.c): where the kernel puts kprobes on ftrace sites and gives
+ * ftrace callbacks the saved pt_regs, and a module can set many
+ * functions in an ops' filter before registering it
+ * (have_ftrace_entry_ops.c).  TAP_FTRACE_ENTRY is 1 there, else 0 and the
+ * kprobes are armed one by one.
+ */
+#ifdef TAP_HAVE_FTRACE_ENTRY_OPS
+#include <linux/ftrace.h>
+#define TAP_FTRACE_ENTRY 1
+#else
+#define TAP_FTRACE_ENTRY 0
+#endif
+
+/*
  * Uprobes.  Up to 6.11 uprobe_register_refctr() returns 0 or -errno and
  * uprobe_unregister(inode, offset, consumer) waits for the handlers; 6.12
  * has uprobe_register() return the struct uprobe * (or an ERR_PTR), and
