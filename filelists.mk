@@ -1479,6 +1479,7 @@ tapc_dist_files = \
 	translator/parse.c \
 	translator/passes.h \
 	translator/preprocess.c \
+	translator/remote.c \
 	translator/resolve.c \
 	translator/run.c \
 	translator/session.c \
