@@ -656,6 +656,7 @@ tapc_dist_files = \
 	testsuite/run-install \
 	testsuite/run-kbuild-6.12 \
 	testsuite/run-nocrash \
+	testsuite/run-remote \
 	testsuite/run-tapsets \
 	testsuite/run-translate \
 	testsuite/run-translate-tapsets \

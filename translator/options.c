@@ -48,6 +48,8 @@ static void usage(FILE *out)
 "  -c CMD            run CMD while the probes are active; target() is its pid\n"
 "  -x PID            set target() to PID\n"
 "  -T SECONDS        stop the script after SECONDS\n"
+"  --remote URL      run on ssh://[USER@]HOST[:PORT] or direct:// (repeatable)\n"
+"  --remote-prefix   start each line of a --remote host's output with \"N: \"\n"
 "  --compatible=VERSION      behave like that SystemTap version\n"
 "  --runtime=MODE            kernel (the default)\n"
 "  --skip-badvars            replace unresolvable context variables with 0\n"

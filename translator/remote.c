@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct LineBuf {
@@ -678,6 +679,7 @@ static void stop_all(int round)
 static int run_targets(FILE *out)
 {
 	int rc = 0, running = 0, stops = 0;
+	time_t first_stop = 0;
 	if (pipe(stop_pipe) == 0) {
 		fcntl(stop_pipe[0], F_SETFD, FD_CLOEXEC);
 		fcntl(stop_pipe[1], F_SETFD, FD_CLOEXEC);
@@ -719,8 +721,15 @@ static int run_targets(FILE *out)
 			break;
 		if (pfd[0].revents & POLLIN) {
 			char c[16];
-			if (read(stop_pipe[0], c, sizeof(c)) > 0)
+			/* one ^C often comes twice (the terminal's to the
+			 * process group, a wrapper's forwarded): a second
+			 * round needs a second signal a moment later */
+			if (read(stop_pipe[0], c, sizeof(c)) > 0 &&
+			    (!stops || time(NULL) > first_stop + 1)) {
+				if (!stops)
+					first_stop = time(NULL);
 				stop_all(++stops);
+			}
 		}
 		for (int k = 1; k < n; k++) {
 			if (!(pfd[k].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -751,6 +760,9 @@ static int run_targets(FILE *out)
 			if (st == 255 && !r->direct)
 				fprintf(stderr, _("tapc: %s: the connection was lost (ssh failed)\n"),
 					target_name(r));
+			else if (st > 128 && !r->direct)
+				fprintf(stderr, _("tapc: %s: the connection was lost (ssh was "
+						  "killed by signal %d)\n"), target_name(r), st - 128);
 			else
 				fprintf(stderr, _("tapc: %s: the run failed (exit status %d)\n"),
 					target_name(r), st);
