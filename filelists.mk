@@ -663,6 +663,7 @@ tapc_dist_files = \
 	testsuite/run-install \
 	testsuite/run-kbuild-6.12 \
 	testsuite/run-nocrash \
+	testsuite/run-remote \
 	testsuite/run-tapsets \
 	testsuite/run-translate \
 	testsuite/run-translate-tapsets \
@@ -1574,6 +1575,7 @@ tapc_dist_files = \
 	translator/parse.c \
 	translator/passes.h \
 	translator/preprocess.c \
+	translator/remote.c \
 	translator/resolve.c \
 	translator/run.c \
 	translator/session.c \

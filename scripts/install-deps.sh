@@ -33,7 +33,7 @@ pkgs=(build-essential autoconf automake autopoint gettext pkg-config
 # Installed when the archive has them (exact kernel releases come and go).
 optional=()
 vm_pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64
-	 cpio kmod xz-utils zstd)
+	 cpio kmod xz-utils zstd dropbear-bin openssh-client)
 vm_optional=(linux-image-6.1.0-56-amd64 linux-headers-6.1.0-56-amd64)
 vm= arm64=
 for a in "$@"; do

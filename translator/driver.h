@@ -23,5 +23,20 @@ const char *cannot_load_modules(void);
 void explain_no_run(const char *why);
 /* Pass 5: taprun with the module and the options that belong to it. */
 int run_module(const char *ko);
+/* taprun found for this machine (a stand-in, beside tapc, on PATH), or NULL. */
+const char *find_taprun(void);
+/* taprun's options from the session, -o FILE, -b and -S only when
+ * WITH_OUTPUT; and the -G globals that follow the module. */
+void push_taprun_options(Vec *argv, bool with_output);
+void push_taprun_globals(Vec *argv);
+
+/* ---- remote.c: --remote ---- */
+
+/* --remote URL (exits 1 naming what is wrong with it). */
+void remote_add(const char *url);
+void remote_set_prefix(void);
+int remote_count(void);
+/* Passes 1-5 (or the listing) for every --remote target; the exit status. */
+int remote_main(int argc, char **argv);
 
 #endif

@@ -106,8 +106,16 @@ static bool setup(Run *r, int argc, char **argv)
 	bindtextdomain(PACKAGE, LOCALEDIR);
 	textdomain(PACKAGE);
 	diag_set_error_limit(DIAG_ERROR_LIMIT);
+	Vec saved = { 0 };
+	for (int i = 0; i < argc; i++)
+		vec_push(&saved, argv[i]);   /* getopt reorders argv */
 	parse_options(argc, argv);
 	temp_dirs_on_signals();   /* ^C during passes 1-4 leaves no folder behind */
+	if (remote_count()) {
+		/* each target's kernel is built for and run there by remote.c,
+		 * which runs tapc itself for each kernel */
+		return stop(r, remote_main(argc, (char **)saved.data));
+	}
 	pass_start = now_ms();
 	if (!target_init())          /* -r names nothing installed */
 		return stop(r, 1);

@@ -50,6 +50,8 @@ static void usage(FILE *out)
 "  -c CMD            run CMD while the probes are active; target() is its pid\n"
 "  -x PID            set target() to PID\n"
 "  -T SECONDS        stop the script after SECONDS\n"
+"  --remote URL      run on ssh://[USER@]HOST[:PORT] or direct:// (repeatable)\n"
+"  --remote-prefix   start each line of a --remote host's output with \"N: \"\n"
 "  --compatible=VERSION      behave like that SystemTap version\n"
 "  --runtime=MODE            kernel (the default)\n"
 "  --skip-badvars            replace unresolvable context variables with 0\n"
@@ -237,7 +239,7 @@ enum {
 	OPT_EXAMPLE, OPT_SAVE_UPROBES, OPT_TARGET_NAMESPACES, OPT_MONITOR,
 	OPT_USE_SERVER, OPT_LIST_SERVERS, OPT_TRUST_SERVERS, OPT_SIGN_MODULE,
 	OPT_REMOTE, OPT_REMOTE_PREFIX, OPT_DOWNLOAD_DEBUGINFO, OPT_TMPDIR,
-	OPT_USE_SERVER_ON_ERROR, OPT_INTERACTIVE,
+	OPT_USE_SERVER_ON_ERROR, OPT_INTERACTIVE, OPT_REMOTE_BUILD,
 };
 
 static const struct option long_opts[] = {
@@ -287,6 +289,8 @@ static const struct option long_opts[] = {
 	{ "sign-module", optional_argument, NULL, OPT_SIGN_MODULE },
 	{ "remote", required_argument, NULL, OPT_REMOTE },
 	{ "remote-prefix", no_argument, NULL, OPT_REMOTE_PREFIX },
+	/* not for users: remote.c's build for one target kernel */
+	{ "remote-build", required_argument, NULL, OPT_REMOTE_BUILD },
 	{ "download-debuginfo", optional_argument, NULL, OPT_DOWNLOAD_DEBUGINFO },
 	{ "tmpdir", required_argument, NULL, OPT_TMPDIR },
 	{ NULL, 0, NULL, 0 },
@@ -296,6 +300,9 @@ void parse_options(int argc, char **argv)
 {
 	int c;
 	bool have_e = false, monitor = false, clean_cache = false;
+	bool remote_build = false;
+	const char *rb_arch = NULL, *rb_release = NULL;
+	int rb_pass = 0;
 
 	sess.last_pass = 5;
 	sess.color = -1;
@@ -586,11 +593,32 @@ void parse_options(int argc, char **argv)
 		case OPT_USE_SERVER_ON_ERROR:
 		case OPT_LIST_SERVERS:
 		case OPT_TRUST_SERVERS:
-		case OPT_REMOTE:
-		case OPT_REMOTE_PREFIX:
-			fprintf(stderr, _("tapc: compile servers and remote runs are not "
-					  "supported (option %s)\n"), argv[optind - 1]);
+			fprintf(stderr, _("tapc: compile servers are not supported "
+					  "(option %s)\n"), argv[optind - 1]);
 			exit(1);
+		case OPT_REMOTE:
+			if (!remote_build)
+				remote_add(optarg);
+			break;
+		case OPT_REMOTE_PREFIX:
+			if (!remote_build)
+				remote_set_prefix();
+			break;
+		case OPT_REMOTE_BUILD: {
+			/* --remote-build=ARCH:RELEASE:PASS, first on the line:
+			 * the user's options follow, their --remote ignored */
+			char *a = xstrdup(optarg), *rel = strchr(a, ':');
+			char *pass = rel ? strchr(rel + 1, ':') : NULL;
+			if (!pass)
+				exit(1);
+			*rel++ = 0;
+			*pass++ = 0;
+			remote_build = true;
+			rb_arch = a;
+			rb_release = rel;
+			rb_pass = (int)parse_number("--remote-build", pass, 1, 5);
+			break;
+		}
 		case '?':
 		default:
 			if (optopt && strchr("pIeEoRrmcxDsldLSBGaTC", optopt))
@@ -621,6 +649,36 @@ void parse_options(int argc, char **argv)
 		fprintf(stderr, _("tapc: --runtime=%s is not supported; tapc builds "
 				  "kernel modules only\n"), sess.runtime_mode);
 		exit(1);
+	}
+	if (remote_build) {
+		sess.arch = rb_arch;
+		sess.release = rb_release;
+		sess.kernel_build_dir = NULL;
+		sess.last_pass = rb_pass;
+	}
+	if (remote_count()) {
+		if (sess.release || sess.kernel_build_dir || sess.arch) {
+			fprintf(stderr, _("tapc: -r and -a cannot be used with --remote: "
+					  "each target's own kernel is built for\n"));
+			exit(1);
+		}
+		if (sess.bulk || sess.size_mb) {
+			fprintf(stderr, _("tapc: -b and -S cannot be used with --remote: "
+					  "the targets' output is merged here\n"));
+			exit(1);
+		}
+		bool listing = sess.listing || sess.dump_functions ||
+			       sess.dump_probe_aliases || sess.dump_globals;
+		if (listing && remote_count() > 1) {
+			fprintf(stderr, _("tapc: -l, -L and --dump-* take one --remote "
+					  "target, not %d\n"), remote_count());
+			exit(1);
+		}
+		if (sess.dump_probe_types) {
+			fprintf(stderr, _("tapc: --dump-probe-types does not depend on the "
+					  "target: give it without --remote\n"));
+			exit(1);
+		}
 	}
 	if (sess.listing && sess.last_pass == 5)
 		sess.last_pass = 2;

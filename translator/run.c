@@ -54,7 +54,7 @@ const char *stand_in_taprun(void)
 
 /* A stand-in loader, else taprun beside tapc (installed), in the build
  * tree's taprun/ folder, or on $PATH. */
-static const char *find_taprun(void)
+const char *find_taprun(void)
 {
 	if (stand_in_taprun())
 		return stand_in_taprun();
@@ -101,6 +101,52 @@ const char *target_taprun(const char *arch)
 	return is_exec_file(inst) ? inst : NULL;
 }
 
+/* taprun's options from the session (-o, -b and -S only WITH_OUTPUT). */
+void push_taprun_options(Vec *argv, bool with_output)
+{
+	if (with_output && sess.output_file) {
+		vec_push(argv, "-o");
+		vec_push(argv, (void *)sess.output_file);
+	}
+	if (sess.target_cmd) {
+		vec_push(argv, "-c");
+		vec_push(argv, (void *)sess.target_cmd);
+	}
+	if (sess.target_pid) {
+		vec_push(argv, "-x");
+		vec_push(argv, xsprintf("%ld", sess.target_pid));
+	}
+	if (sess.timeout_s) {
+		vec_push(argv, "-T");
+		vec_push(argv, xsprintf("%ld", sess.timeout_s));
+	}
+	if (with_output && sess.bulk)
+		vec_push(argv, "-b");
+	if (sess.buffer_mb) {
+		vec_push(argv, "-s");
+		vec_push(argv, xsprintf("%d", sess.buffer_mb));
+	}
+	if (with_output && sess.size_mb) {
+		vec_push(argv, "-S");
+		vec_push(argv, sess.size_files ?
+			 xsprintf("%d,%d", sess.size_mb, sess.size_files) :
+			 xsprintf("%d", sess.size_mb));
+	}
+	if (sess.suppress_warnings)
+		vec_push(argv, "-w");
+	for (int i = 0; i < sess.verbose; i++)
+		vec_push(argv, "-v");
+}
+
+/* The -G globals, after the module. */
+void push_taprun_globals(Vec *argv)
+{
+	for (int i = 0; i < sess.globals_init.len; i++) {
+		Define *d = vec_get(&sess.globals_init, i);
+		vec_push(argv, xsprintf("%s=%s", d->name, d->value));
+	}
+}
+
 static pid_t run_child;
 
 static void forward_signal(int sig)
@@ -120,43 +166,9 @@ int run_module(const char *ko)
 	}
 	Vec argv = { 0 };
 	vec_push(&argv, (void *)taprun);
-	if (sess.output_file) {
-		vec_push(&argv, "-o");
-		vec_push(&argv, (void *)sess.output_file);
-	}
-	if (sess.target_cmd) {
-		vec_push(&argv, "-c");
-		vec_push(&argv, (void *)sess.target_cmd);
-	}
-	if (sess.target_pid) {
-		vec_push(&argv, "-x");
-		vec_push(&argv, xsprintf("%ld", sess.target_pid));
-	}
-	if (sess.timeout_s) {
-		vec_push(&argv, "-T");
-		vec_push(&argv, xsprintf("%ld", sess.timeout_s));
-	}
-	if (sess.bulk)
-		vec_push(&argv, "-b");
-	if (sess.buffer_mb) {
-		vec_push(&argv, "-s");
-		vec_push(&argv, xsprintf("%d", sess.buffer_mb));
-	}
-	if (sess.size_mb) {
-		vec_push(&argv, "-S");
-		vec_push(&argv, sess.size_files ?
-			 xsprintf("%d,%d", sess.size_mb, sess.size_files) :
-			 xsprintf("%d", sess.size_mb));
-	}
-	if (sess.suppress_warnings)
-		vec_push(&argv, "-w");
-	for (int i = 0; i < sess.verbose; i++)
-		vec_push(&argv, "-v");
+	push_taprun_options(&argv, true);
 	vec_push(&argv, (void *)ko);
-	for (int i = 0; i < sess.globals_init.len; i++) {
-		Define *d = vec_get(&sess.globals_init, i);
-		vec_push(&argv, xsprintf("%s=%s", d->name, d->value));
-	}
+	push_taprun_globals(&argv);
 	vec_push(&argv, NULL);
 
 	fflush(stdout);
