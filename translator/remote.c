@@ -436,22 +436,17 @@ static bool build_modules(int argc, char **argv)
 
 /* ---- step 3: run on every target ---- */
 
-/* A static taprun for ARCH here: the build tree's make targets, else one
- * installed beside tapc. */
+/* A static taprun for ARCH here: the build tree's (make taprun-static,
+ * taprun-static-ARCH) or the installed one (target_taprun, run.c). */
 static const char *static_taprun(const char *arch)
 {
 	const char *self = self_dir();
-	if (!self)
-		return NULL;
-	const char *cands[] = {
-		!strcmp(arch, "x86_64") ? xsprintf("%s/taprun/taprun-static", self) : NULL,
-		xsprintf("%s/taprun/taprun-static-%s", self, arch),
-		xsprintf("%s/taprun-static-%s", self, arch),
-	};
-	for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++)
-		if (cands[i] && is_file(cands[i]) && access(cands[i], X_OK) == 0)
-			return cands[i];
-	return NULL;
+	if (self && !strcmp(arch, "x86_64")) {
+		const char *tree = xsprintf("%s/taprun/taprun-static", self);
+		if (is_file(tree) && access(tree, X_OK) == 0)
+			return tree;
+	}
+	return target_taprun(arch);
 }
 
 /* ssh HOST 'cat > DEST' < FROM */
@@ -796,7 +791,9 @@ int remote_main(int argc, char **argv)
 			}
 		}
 		bool any = build_modules(argc, argv);
-		/* TODO(sign): --sign-module signs each r->ko here, before copying */
+		/* --sign-module is among the options the builds were given
+		 * (build_modules): each module comes back signed with the
+		 * digest its own kernel's configuration names */
 		rc = any ? run_targets(out) : 1;
 		for (int i = 0; i < remotes.len; i++) {
 			Remote *r = vec_get(&remotes, i);
