@@ -157,6 +157,7 @@ tapc_dist_files = \
 	Makefile.am \
 	README.md \
 	bench/all \
+	bench/arming \
 	bench/build \
 	bench/debuginfo \
 	bench/di_query.c \
@@ -167,6 +168,7 @@ tapc_dist_files = \
 	bench/tapsets \
 	bench/tapsets-syscalls \
 	bench/uprobes \
+	bench/workloads/clock_now.c \
 	bench/workloads/getppid_bench.c \
 	bench/workloads/sdt_bench.c \
 	bench/workloads/sdt_bench.d \
@@ -506,6 +508,12 @@ tapc_dist_files = \
 	testsuite/golden/probes/procfs_write_value.stp \
 	testsuite/golden/probes/session.p2 \
 	testsuite/golden/probes/session.stp \
+	testsuite/golden/probes/syscall_arm64.args \
+	testsuite/golden/probes/syscall_arm64.p2 \
+	testsuite/golden/probes/syscall_arm64.stp \
+	testsuite/golden/probes/syscall_arm64_x86_only.args \
+	testsuite/golden/probes/syscall_arm64_x86_only.err \
+	testsuite/golden/probes/syscall_arm64_x86_only.stp \
 	testsuite/golden/probes/syscall_stap_names.args \
 	testsuite/golden/probes/syscall_stap_names.p2 \
 	testsuite/golden/probes/syscall_stap_names.stp \
