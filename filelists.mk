@@ -1247,12 +1247,15 @@ tapc_dist_files = \
 	testsuite/vm/tapc/build-modules \
 	testsuite/vm/tapc/count.stp \
 	testsuite/vm/tapc/hostfs \
+	testsuite/vm/tapc/order.stp \
 	testsuite/vm/tapc/run.out \
 	testsuite/vm/tapc/run.sh \
 	testsuite/vm/tapc/run.timeout \
 	testsuite/vm/tapc/sigint.out \
 	testsuite/vm/tapc/sigint.sh \
 	testsuite/vm/tapc/sigint.timeout \
+	testsuite/vm/tapc/taprun_order.out \
+	testsuite/vm/tapc/taprun_order.sh \
 	testsuite/vm/tapc/taprun_sigint.out \
 	testsuite/vm/tapc/taprun_sigint.sh \
 	testsuite/vm/transport/basic.out \

@@ -14,7 +14,7 @@
 
 #include <linux/types.h>
 
-#define TAP_TRANSPORT_VERSION 2
+#define TAP_TRANSPORT_VERSION 3
 
 /* Directory names are "tapc_" + the module name. */
 #define TAP_DIR_PREFIX "tapc_"
@@ -31,8 +31,17 @@ struct tap_rec_hdr {
  * output around it, so taprun acts on it exactly between the records
  * before and after it:
  *   TAP_REC_F_SWITCH  switch_file(): the records after it go to the next
- *                     output file (taprun -S); no payload. */
+ *                     output file (taprun -S); no payload.
+ *   TAP_REC_F_ERROR   an error: print "ERROR: payload" on stderr once the
+ *                     output before it is written, so the two stay in
+ *                     order on a shared terminal.
+ *   TAP_REC_F_WARNING likewise "WARNING: payload".
+ * An error or warning that cannot be written as a mark (the buffer full)
+ * comes as a TAP_MSG_ERROR or TAP_MSG_WARNING message instead. */
 #define TAP_REC_F_SWITCH	0x80000000u
+#define TAP_REC_F_ERROR		0x40000000u
+#define TAP_REC_F_WARNING	0x20000000u
+#define TAP_REC_F_MASK		0xe0000000u
 #define TAP_REC_LEN_MASK	0x00ffffffu
 
 /* ---- control messages ---- */

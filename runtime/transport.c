@@ -32,10 +32,14 @@
  * by the session worker) are the exception to "full means dropped": their
  * output waits in memory until taprun has made room (tap_worker_emit()).
  *
- * Control.  Messages from probes (errors, warnings, system()) go into a
- * small per-CPU ring each, which ctl's read() drains; START and STOP run
- * the module's hooks on an ordered workqueue, so taprun keeps reading the
- * output that begin and end probes produce while they run.
+ * Errors and warnings are marks in the output stream (tap_post_text()),
+ * so taprun prints them in their place among the output.
+ *
+ * Control.  Other messages from probes (system(), and errors or warnings
+ * whose mark did not fit) go into a small per-CPU ring each, which ctl's
+ * read() drains; START and STOP run the module's hooks on an ordered
+ * workqueue, so taprun keeps reading the output that begin and end probes
+ * produce while they run.
  */
 #ifdef TAP_USER_TEST
 /* testsuite/unit/runtime/test_transport.c: user space, see the shim */
@@ -323,8 +327,9 @@ static bool tap_worker_emit(struct tap_rec_hdr *h, size_t total)
 	return true;
 }
 
-/* The print buffer as one record; flags (TAP_REC_F_*) make it a mark. */
-static void tap_emit_flags(struct tap_print_buf *pb, u32 flags)
+/* The print buffer as one record; flags (TAP_REC_F_*) make it a mark.
+ * False if it did not fit (not counted here). */
+static bool tap_emit_rec(struct tap_print_buf *pb, u32 flags)
 {
 	struct tap_rec_hdr *h = (struct tap_rec_hdr *)pb->rec;
 	size_t total = sizeof(*h) + pb->used;
@@ -335,9 +340,14 @@ static void tap_emit_flags(struct tap_print_buf *pb, u32 flags)
 		ok = tap_worker_emit(h, total);
 	else
 		ok = tap_emit_now(h, total);
-	if (!ok)
-		this_cpu_inc(tap_tp.counters->records_dropped);
 	pb->used = 0;
+	return ok;
+}
+
+static void tap_emit_flags(struct tap_print_buf *pb, u32 flags)
+{
+	if (!tap_emit_rec(pb, flags))
+		this_cpu_inc(tap_tp.counters->records_dropped);
 }
 
 static void tap_emit(struct tap_print_buf *pb)
@@ -487,15 +497,42 @@ static bool tap_ctl_post(u32 type, const char *text, size_t len)
 	return ok;
 }
 
+/* An error or warning goes in the output stream, as a mark after what
+ * this handler printed so far (committed first): it takes the next seq,
+ * so taprun prints it after every CPU's earlier output and before the
+ * later, as stap's output and messages interleave on a terminal.  A mark
+ * that does not fit (the trace buffer full, relay in NMI) goes as a
+ * control message instead, late rather than lost. */
+static void tap_post_text(u32 flag, u32 type, const char *text, size_t len)
+{
+	struct tap_print_buf *pb;
+	bool ok = false;
+
+	len = min_t(size_t, len, TAP_MSG_TEXT_MAX);
+	preempt_disable();
+	pb = tap_pbuf();
+	if (pb && len <= TAP_PRINT_BUFSIZE) {
+		if (pb->used)
+			tap_emit_flags(pb, 0);
+		memcpy(pb->rec + sizeof(struct tap_rec_hdr), text, len);
+		pb->used = len;
+		ok = tap_emit_rec(pb, flag);
+	}
+	preempt_enable();
+	if (!ok)
+		tap_ctl_post(type, text, len);
+}
+
 void tap_msg_error(const char *text)
 {
-	tap_ctl_post(TAP_MSG_ERROR, text, strlen(text));
+	tap_post_text(TAP_REC_F_ERROR, TAP_MSG_ERROR, text, strlen(text));
 }
 
 void tap_msg_warning(const char *text)
 {
 	if (!(tap_tp.start_flags & TAP_START_F_SUPPRESS_WARNINGS))
-		tap_ctl_post(TAP_MSG_WARNING, text, strlen(text));
+		tap_post_text(TAP_REC_F_WARNING, TAP_MSG_WARNING, text,
+			      strlen(text));
 }
 
 void tap_warn(const char *fmt, ...)
@@ -516,7 +553,7 @@ void tap_warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vscnprintf(buf, TAP_MSG_TEXT_MAX, fmt, ap);
 	va_end(ap);
-	tap_ctl_post(TAP_MSG_WARNING, buf, n);
+	tap_post_text(TAP_REC_F_WARNING, TAP_MSG_WARNING, buf, n);
 	local_irq_restore(flags);
 }
 

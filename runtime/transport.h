@@ -78,6 +78,9 @@
  * Control, in any context but NMI:
  *   void tap_msg_error(const char *text);    ERROR text (not counted)
  *   void tap_msg_warning(const char *text);  WARNING text (not counted)
+ * These three commit the print buffer, then put the text in the output
+ * stream as a TAP_REC_F_ERROR/WARNING mark, so it reaches the user after
+ * the output printed before it (a control message if it does not fit).
  *   void tap_warn(const char *fmt, ...);     count + format + WARNING
  *   int  tap_system(const char *cmd);        0, or -E2BIG: queue full
  *   void tap_exit(void);                     end the run: no handler but

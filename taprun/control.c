@@ -161,6 +161,19 @@ static bool warning_seen(const char *text, size_t len)
 	return false;
 }
 
+/* An error or warning of the module's, from a control message or a mark
+ * in the output stream (output.c): errors counted, warnings once each. */
+void control_module_message(struct session *s, bool error, const char *text,
+			    size_t len)
+{
+	if (error) {
+		s->error_msgs++;
+		msg_from_module(true, text, len);
+	} else if (!opt.no_warnings && !warning_seen(text, len)) {
+		msg_from_module(false, text, len);
+	}
+}
+
 static void run_system(struct session *s, const char *cmd, size_t len)
 {
 	char *c = strndup(cmd, len);
@@ -188,8 +201,7 @@ static void run_system(struct session *s, const char *cmd, size_t len)
 static void on_started(struct session *s, const struct tap_msg_status *m)
 {
 	if (m->status) {
-		msg_error(_("module '%s': start failed: %s"), s->name,
-			  strerror(-m->status));
+		s->start_error = m->status;
 		s->status = 1;
 		control_request_stop(s, _("start failed"));
 		return;
@@ -223,12 +235,8 @@ static void handle_msg(struct session *s, const struct tap_msg_hdr *h,
 		break;
 	}
 	case TAP_MSG_ERROR:
-		s->error_msgs++;
-		msg_from_module(true, text, len);
-		break;
 	case TAP_MSG_WARNING:
-		if (!opt.no_warnings && !warning_seen(text, len))
-			msg_from_module(false, text, len);
+		control_module_message(s, h->type == TAP_MSG_ERROR, text, len);
 		break;
 	case TAP_MSG_SYSTEM:
 		run_system(s, text, len);

@@ -97,8 +97,11 @@ static bool head_record(struct merger *m, struct stream *s,
 	if (s->broken || have < HDR)
 		return false;
 	memcpy(h, s->buf + s->start, HDR);
-	/* A mark has no payload; max_record is far below the flags. */
-	if (h->len != TAP_REC_F_SWITCH && h->len > m->max_record) {
+	/* max_record is far below the flags; a switch has no payload, an
+	 * error or warning its text. */
+	if ((h->len & ~TAP_REC_F_MASK) > m->max_record ||
+	    (h->len & TAP_REC_F_SWITCH && h->len != TAP_REC_F_SWITCH) ||
+	    (h->len & TAP_REC_F_ERROR && h->len & TAP_REC_F_WARNING)) {
 		s->broken = true;
 		s->bad_len = h->len;
 		m->pending -= have;
@@ -122,9 +125,10 @@ static int emit_head(struct merger *m, int i, const struct tap_rec_hdr *h)
 	m->last = i;
 	if (h->seq - m->next_seq < 0x80000000u)	/* not a late one */
 		m->next_seq = h->seq + 1;
-	if (h->len & TAP_REC_F_SWITCH) {
+	if (h->len & TAP_REC_F_MASK) {
 		m->marks++;
-		return m->mark ? m->mark(m->arg, s->cpu, TAP_REC_F_SWITCH) : 0;
+		return m->mark ? m->mark(m->arg, s->cpu, h->len & TAP_REC_F_MASK,
+					 data, len) : 0;
 	}
 	m->records++;
 	m->bytes += len;

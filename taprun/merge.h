@@ -28,9 +28,11 @@ struct stream {
 /* Called for every record, in order; nonzero stops the merge. */
 typedef int (*merge_emit_fn)(void *arg, int cpu, const char *data,
 			     size_t len);
-/* Called for every mark (a record with a TAP_REC_F_* flag: flag), in
- * order among the records; nonzero stops the merge. */
-typedef int (*merge_mark_fn)(void *arg, int cpu, uint32_t flag);
+/* Called for every mark (a record with a TAP_REC_F_* flag: flag, and its
+ * payload, the text of an error or warning), in order among the records;
+ * nonzero stops the merge. */
+typedef int (*merge_mark_fn)(void *arg, int cpu, uint32_t flag,
+			     const char *data, size_t len);
 
 struct merger {
 	struct stream *streams;

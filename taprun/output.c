@@ -64,14 +64,21 @@ static int emit_record(void *arg, int cpu, const char *data, size_t len)
 	return 0;
 }
 
-/* switch_file(): in bulk mode every CPU's file switches (the mark is in
+/* An error or warning: printed here, in its place among the records, so
+ * the output before it is written (and flushed, msg.c) first.
+ * switch_file(): in bulk mode every CPU's file switches (the mark is in
  * one CPU's stream; the files of the others have no common order). */
-static int emit_mark(void *arg, int cpu, uint32_t flag)
+static int emit_mark(void *arg, int cpu, uint32_t flag, const char *data,
+		     size_t len)
 {
 	struct session *s = arg;
 	unsigned int i;
 
 	(void)cpu;
+	if (flag == TAP_REC_F_ERROR || flag == TAP_REC_F_WARNING) {
+		control_module_message(s, flag == TAP_REC_F_ERROR, data, len);
+		return 0;
+	}
 	if (flag != TAP_REC_F_SWITCH || s->output_failed)
 		return 0;
 	if (!opt.size_mb) {

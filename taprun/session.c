@@ -183,6 +183,11 @@ static void run_loaded(struct session *s, const sigset_t *orig)
 	}
 	run_loop(s, orig);
 	output_drain(s);
+	/* After the output: the registration errors that explain it are
+	 * marks in the output stream. */
+	if (s->start_error)
+		msg_error(_("module '%s': start failed: %s"), s->name,
+			  strerror(-s->start_error));
 	report(s);
 out:
 	if (s->error_msgs)

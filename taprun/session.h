@@ -44,6 +44,8 @@ struct session {
 	struct timespec t_start, t_done;
 	struct tap_msg_done done;
 	unsigned long error_msgs;
+	int start_error;		/* STARTED's -errno, reported after the
+					 * output (and the errors in it) */
 	int status;			/* exit status so far */
 };
 
@@ -80,6 +82,8 @@ const char *control_debugfs_dir(void);
 void control_ensure_debugfs(void);
 int control_open(struct session *s);
 void control_request_stop(struct session *s, const char *why);
+void control_module_message(struct session *s, bool error, const char *text,
+			    size_t len);
 int control_send_start(struct session *s);
 int control_read(struct session *s);
 int control_wait_hello(struct session *s);

@@ -156,11 +156,15 @@ static void test_corrupt_length(void)
 	merger_free(&m);
 }
 
-static int mark_to_out(void *arg, int cpu, uint32_t flag)
+static int mark_to_out(void *arg, int cpu, uint32_t flag, const char *data,
+		       size_t len)
 {
 	(void)arg;
-	out_len += (size_t)sprintf(out + out_len, "|%d:%s|", cpu,
-				   flag == TAP_REC_F_SWITCH ? "switch" : "?");
+	out_len += (size_t)sprintf(out + out_len, "|%d:%s%.*s|", cpu,
+				   flag == TAP_REC_F_SWITCH ? "switch" :
+				   flag == TAP_REC_F_ERROR ? "error " :
+				   flag == TAP_REC_F_WARNING ? "warning " : "?",
+				   (int)len, data);
 	return 0;
 }
 
@@ -219,6 +223,48 @@ static void test_switch_mark_in_order(void)
 	}
 	merger_run(&m, true);
 	CHECK(m.streams[0].broken && out_len == 0);
+	merger_free(&m);
+
+	/* both message flags at once is no mark either */
+	reset();
+	merger_init(&m, 1, NULL, 8192, collect, NULL);
+	{
+		struct tap_rec_hdr h = { TAP_REC_F_ERROR | TAP_REC_F_WARNING, 1 };
+
+		merger_feed(&m, 0, &h, sizeof(h));
+	}
+	merger_run(&m, true);
+	CHECK(m.streams[0].broken && out_len == 0);
+	merger_free(&m);
+}
+
+static void text_mark(struct merger *m, int i, uint32_t seq, uint32_t flag,
+		      const char *text)
+{
+	struct tap_rec_hdr h = { flag | (uint32_t)strlen(text), seq };
+
+	merger_feed(m, i, &h, sizeof(h));
+	merger_feed(m, i, text, strlen(text));
+}
+
+/* An error or warning comes out, with its text, between the records
+ * numbered around it, whichever stream holds it: taprun prints it there,
+ * after the output before it.  It is not counted as output. */
+static void test_message_marks_in_order(void)
+{
+	struct merger m;
+
+	reset();
+	merger_init(&m, 2, NULL, 8192, collect, NULL);
+	m.mark = mark_to_out;
+	text_mark(&m, 1, 3, TAP_REC_F_ERROR, "overflow");
+	rec(&m, 1, 4, "c", 0);
+	rec(&m, 0, 1, "a", 0);
+	text_mark(&m, 0, 2, TAP_REC_F_WARNING, "careful");
+	merger_run(&m, false);
+	CHECK(same("a|0:warning careful||1:error overflow|c"));
+	CHECK(m.records == 2 && m.marks == 2 && m.bytes == 2);
+	CHECK(merger_leftover(&m) == 0);
 	merger_free(&m);
 }
 
@@ -296,6 +342,7 @@ int main(void)
 	test_corrupt_length();
 	test_unordered_bulk();
 	test_switch_mark_in_order();
+	test_message_marks_in_order();
 	test_random_interleaving();
 	if (failures)
 		fprintf(stderr, "test_merge: %d failures\n", failures);

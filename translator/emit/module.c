@@ -1104,6 +1104,16 @@ static void write_limits(Emitter *e)
 	emit_blank(e);
 	emit(e, "/* The embedded-C API (runtime/TAPSET-API.md) */");
 	emit(e, "#define CONTEXT __tap_c");
+	{
+		/* stap's version macros, for "#if" in embedded C: the
+		 * language version --compatible (or tapc) claims */
+		const char *v = sess.compatible ? sess.compatible
+						: TAPC_STAP_COMPAT_VERSION;
+		unsigned maj = 0, min = 0;
+		sscanf(v, "%u.%u", &maj, &min);
+		emit(e, "#define STAP_VERSION(a, b) (((a) << 8) + (b))");
+		emit(e, "#define STAP_COMPAT_VERSION STAP_VERSION(%u, %u)", maj, min);
+	}
 	emit(e, "#define STAP_PRINTF(...) tap_printf(__VA_ARGS__)");
 	emit(e, "#ifndef TAP_KGET");
 	emit(e, "#define TAP_KGET(dst, lvalue) do { \\");

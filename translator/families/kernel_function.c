@@ -6,10 +6,12 @@
  * lines, labels, callees; each point carries its DiFunction and pc
  * (KernelPointData) for dvars.c, and is named by its source place as stap
  * names it.  With BTF: functions' entries and returns only; what needs
- * DWARF is a pass-2 error saying where tapc looked.  With neither (or a
- * name only the symbol table has): the symbol tables, as kprobe.function
- * does; such points are needs_debuginfo, and a pattern with a @file or
- * :line part stays as written.
+ * DWARF is a pass-2 error saying where tapc looked.  A symbol the DWARF
+ * does not name that is another name of a DWARF function (an alias, as
+ * __x64_sys_getppid of __do_sys_getppid) is that function, as stap has
+ * it.  With neither (or code only the symbol table has): the symbol
+ * tables, as kprobe.function does; such points are needs_debuginfo, and a
+ * pattern with a @file or :line part stays as written.
  */
 #include "emit_glue.h"
 #include "dipoints.h"
@@ -17,6 +19,7 @@
 
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ResolvedPoint.data: KernelPointData (kprobe.h): pass 3 puts these
@@ -315,16 +318,101 @@ static void kernel_near(DiResolver *r, const char *want)
 					     : dip_function_names(r->module));
 }
 
-/* A name only the symbol table has (an alias such as __x64_sys_getppid,
- * code without DWARF): its entry by symbol, as without debug
- * information. */
+/* The symbol table of the file that holds the kernel's DWARF (its
+ * vmlinux), or NULL: the other names of DWARF functions are there. */
+static const ObjectFacts *kernel_dwarf_symtab(DiResolver *r)
+{
+	if (r->module || r->src != DI_SRC_DWARF)
+		return NULL;
+	const DiModule *m = di_module(NULL);
+	const ObjectFacts *of = m && m->debug_path ? object_facts(m->debug_path) : NULL;
+	return of && of->has_symtab ? of : NULL;
+}
+
+/* The DWARF function a symbol the DWARF does not name is another name of
+ * (SYSCALL_DEFINE0 makes __x64_sys_getppid an alias of __do_sys_getppid):
+ * the out-of-line function whose entry is the symbol's address, as stap
+ * finds it; NULL when there is none or the point leaves it out.  table:
+ * look it up in dipoints' table of every function (for many symbols),
+ * else in the DWARF of the address's compilation unit. */
+static const DiFunction *kernel_alias_function(DiResolver *r, const ObjSym *sym,
+					       bool table)
+{
+	const DiFunction *f = table ? dip_outer_function(NULL, sym->addr)
+				    : di_function_at(NULL, sym->addr);
+	if (!f || f->inlined || f->entry_pc != sym->addr || r->k.exported)
+		return NULL;
+	return kernel_filter(r, f) == DIP_KEEP ? f : NULL;
+}
+
+/* A name only the symbol table has: the DWARF function it is another
+ * name of, with its source place and variables; else (code without
+ * DWARF) its entry by symbol, as without debug information. */
 static int kernel_fallback(DiResolver *r)
 {
+	const ObjectFacts *of = r->k.inl ? NULL : kernel_dwarf_symtab(r);
+	const ObjSym *sym = of ? object_symbol(of, r->fp.func) : NULL;
+	const DiFunction *f = sym ? kernel_alias_function(r, sym, false) : NULL;
+	if (f)
+		return dip_function_point(r, f);
 	const NameList *syms = r->module ? module_function_symbols(r->module)
 					 : kernel_function_symbols();
 	if (syms && symbols_have_function(syms, r->fp.func))
 		return resolve_symbols_in(r->fam, r->pp, r->module, syms, r->out);
 	return DIP_NO_FALLBACK;
+}
+
+/* Entry pcs kept as pointers in a Vec (uint64_t fits in uintptr_t on
+ * the 64-bit hosts tapc runs on, as process_dwarf.c assumes too). */
+static int cmp_pc(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static bool pc_in(const Vec *sorted, uint64_t pc)
+{
+	uintptr_t key = (uintptr_t)pc;
+	return sorted->len && bsearch(&key, sorted->data, sorted->len,
+				      sizeof(void *), cmp_pc);
+}
+
+/* function("GLOB"): the DWARF functions its matching symbols are other
+ * names of, too (__x64_sys_getpp* is __do_sys_getppid), each function
+ * once, after the points the DWARF names made (from out[first]).  A
+ * symbol at the entry of a function already probed is passed over before
+ * any lookup, so "*" costs little more than before. */
+static int kernel_alias_points(DiResolver *r, int first)
+{
+	const ObjectFacts *of = kernel_dwarf_symtab(r);
+	if (!of)
+		return 0;
+	Vec made = { 0 };       /* entry pcs of the functions with a point */
+	for (int i = first; i < r->out->len; i++) {
+		const KernelPointData *d = ((ResolvedPoint *)r->out->data[i])->data;
+		if (d && d->difunc)
+			vec_push(&made, (void *)(uintptr_t)d->difunc->entry_pc);
+	}
+	qsort(made.data, made.len, sizeof(void *), cmp_pc);
+	Vec cand = { 0 };       /* ObjSym *: symbols at no probed entry */
+	for (int i = 0; i < of->syms.len; i++) {
+		const ObjSym *sym = of->syms.data[i];
+		if (sym->func && !strchr(sym->name, '.') &&
+		    arg_glob_match(r->fp.func, sym->name) && !pc_in(&made, sym->addr))
+			vec_push(&cand, (void *)sym);
+	}
+	int n = 0;
+	for (int i = 0; i < cand.len; i++) {
+		const ObjSym *sym = cand.data[i];
+		const DiFunction *f = kernel_alias_function(r, sym, cand.len > 64);
+		/* (a DWARF function's own name: the DWARF's match left it out) */
+		if (!f || !strcmp(f->name, sym->name) || pc_in(&made, f->entry_pc))
+			continue;
+		vec_push(&made, (void *)(uintptr_t)f->entry_pc);
+		qsort(made.data, made.len, sizeof(void *), cmp_pc);
+		n += dip_function_point(r, f);
+	}
+	return n;
 }
 
 static const DiPointOps kernel_ops = {
@@ -385,7 +473,12 @@ static int resolve_debuginfo_in(const ProbeFamily *fam, ProbePoint *pp,
 			 kernel_exported_missing());
 		return -1;
 	}
-	return dip_resolve(&r);
+	int first = out->len;
+	int n = dip_resolve(&r);
+	if (n >= 0 && arg_has_glob(fp.func) && !fp.file && !fp.line && !r.k.stmt &&
+	    !r.k.inl && !r.k.label && !r.k.callee && !r.k.callees)
+		n += kernel_alias_points(&r, first);
+	return n;
 }
 
 /* Resolve one function-like point of one module (NULL = kernel): from

@@ -264,29 +264,33 @@ static int resolve_in_object(const ProbeFamily *fam, ProbePoint *pp,
 	 * dynamic symbols, so a name missing there may be a function of the
 	 * program all the same: say so, rather than pretend it is not. */
 	if (!ef->readable) {
-		if (pp_is_optional(pp))
+		const char *m = xsprintf(_("cannot read %s as an ELF object"), object);
+		if (process_drop_match(pp, kc->loc, proto, m))
 			return 0;
-		error_at(kc->loc, _("cannot read %s as an ELF object"), object);
+		error_at(kc->loc, "%s", m);
 		return -1;
 	}
 	if (!plain || pp_has(pp, "inline")) {
-		if (pp_is_optional(pp))
+		const char *m = xsprintf(
+			_("'%s' needs the DWARF debug information of %s (for %s), "
+			  "which tapc did not find: %s"),
+			pp_text(pp), object,
+			pp_has(pp, "inline") ? ".inline" : _("a C++ or qualified name"),
+			di_why_no_dwarf(object));
+		if (process_drop_match(pp, kc->loc, proto, m))
 			return 0;
-		error_at(kc->loc, _("'%s' needs the DWARF debug information of %s "
-				    "(for %s), which tapc did not find: %s"),
-			 pp_text(pp), object,
-			 pp_has(pp, "inline") ? ".inline" : _("a C++ or qualified name"),
-			 di_why_no_dwarf(object));
+		error_at(kc->loc, "%s", m);
 		return -1;
 	}
 	bool glob = arg_has_glob(func);
 	if (!glob && !namelist_has(&ef->funcs, func) && !ef->complete) {
-		if (pp_is_optional(pp))
+		const char *m = xsprintf(
+			_("no function '%s' among the symbols of %s: the file is "
+			  "stripped, and tapc found no debug information for it: %s"),
+			func, object, di_why_no_dwarf(object));
+		if (process_drop_match(pp, kc->loc, proto, m))
 			return 0;
-		error_at(kc->loc, _("no function '%s' among the symbols of %s: the "
-				    "file is stripped, and tapc found no debug "
-				    "information for it: %s"),
-			 func, object, di_why_no_dwarf(object));
+		error_at(kc->loc, "%s", m);
 		return -1;
 	}
 	if (arg_has_glob(func)) {
@@ -417,11 +421,15 @@ static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
 		ProcessData proto = { .path = path, .pid = pid };
 		ProbePointComp *lc = pp_comp(c, "library");
 		if (!lc) {
+			if (renamed && arg_has_glob(comp_str(head)))
+				proto.glob = comp_str(head);
 			r = resolve_in_object(fam, c, path, &proto, out);
 		} else {
 			Vec libs = find_libraries(comp_str(lc));
 			int li = 1;
 			r = 0;
+			if (arg_has_glob(comp_str(lc)))
+				proto.glob = comp_str(lc);
 			for (int j = 0; j < libs.len && r >= 0; j++) {
 				const char *lib = libs.data[j];
 				proto.library = lib;

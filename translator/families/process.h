@@ -19,6 +19,11 @@ typedef struct ProcessData {
 	const char *provider;   /* SDT provider */
 	int64_t address;        /* statement(N) as written */
 	int sdt_args;           /* SDT marker argument count */
+	const char *glob;       /* the wildcard (process or library) object
+				 * is one match of, or NULL: a match where
+				 * the point cannot be placed for want of
+				 * the function or of debug information is
+				 * left out with a warning, not an error */
 
 	/* Where the probe goes, as pass 2 found it (0 / NULL until then). */
 	uint64_t pc;            /* the instruction's file address in object
@@ -33,6 +38,14 @@ typedef struct ProcessData {
 	/* From its symbols when there is no DWARF: the function symbol. */
 	const ObjSym *sym;
 } ProcessData;
+
+/* A point that cannot be placed in proto's object for want of what
+ * message says: true (after a warning naming the object and its
+ * wildcard) when the object is one match of a wildcard, or silently
+ * when the point is optional, and the caller makes no point there;
+ * false: the caller reports the error. */
+bool process_drop_match(ProbePoint *pp, Loc loc, const ProcessData *proto,
+			const char *message);
 
 /* Resolve a process(...).function("...") or .statement("...") point pp
  * in object (the program or a library of it) through the object's DWARF

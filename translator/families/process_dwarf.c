@@ -157,6 +157,19 @@ static const char *needs_dwarf(const DiResolver *r)
 	return NULL;
 }
 
+/* (process.h; here, below process.c, which calls both) */
+bool process_drop_match(ProbePoint *pp, Loc loc, const ProcessData *proto,
+			const char *message)
+{
+	if (pp_is_optional(pp))
+		return true;
+	if (!proto->glob)
+		return false;
+	warning_at(loc, _("%s, a match of \"%s\", left out: %s"),
+		   proto->object, proto->glob, message);
+	return true;
+}
+
 int process_resolve_dwarf(const ProbeFamily *fam, ProbePoint *pp,
 			  const char *object, const ProcessData *proto, Vec *out)
 {
@@ -170,12 +183,16 @@ int process_resolve_dwarf(const ProbeFamily *fam, ProbePoint *pp,
 		const char *need = needs_dwarf(&r);
 		if (!need)
 			return PROCESS_NO_DWARF;
-		if (pp_is_optional(pp))
+		Loc loc = ((ProbePointComp *)pp->comps.data[r.fi])->loc;
+		const char *m = xsprintf(
+			_("'%s' needs the DWARF debug information of %s (for %s), "
+			  "which tapc did not find: %s"),
+			pp_text(pp), object, need, di_why_no_dwarf(object));
+		ProcessData at = *proto;
+		at.object = object;
+		if (process_drop_match(pp, loc, &at, m))
 			return 0;
-		error_at(((ProbePointComp *)pp->comps.data[r.fi])->loc,
-			 _("'%s' needs the DWARF debug information of %s (for %s), "
-			   "which tapc did not find: %s"),
-			 pp_text(pp), object, need, di_why_no_dwarf(object));
+		error_at(loc, "%s", m);
 		return -1;
 	}
 	if (!dip_init(&r, fam, pp, object, DI_SRC_DWARF, &process_ops, &c, out))

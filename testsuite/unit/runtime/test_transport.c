@@ -242,11 +242,16 @@ static int read_records(const char *name, char *out, size_t size,
 		}
 		if (out) {
 			size_t len = strlen(out);
+			uint32_t flag = h.len & TAP_REC_F_MASK;
 
-			snprintf(out + len, size - len, "%u:%.*s;", h.seq,
-				 (int)h.len, buf + off);
+			/* a mark shows as S:, E: or W: before its text */
+			snprintf(out + len, size - len, "%u:%s%.*s;", h.seq,
+				 flag == TAP_REC_F_SWITCH ? "S:" :
+				 flag == TAP_REC_F_ERROR ? "E:" :
+				 flag == TAP_REC_F_WARNING ? "W:" : "",
+				 (int)(h.len & TAP_REC_LEN_MASK), buf + off);
 		}
-		off += h.len;
+		off += h.len & TAP_REC_LEN_MASK;
 		recs++;
 	}
 	return recs;
@@ -308,24 +313,30 @@ static void test_session(void)
 	CHECK_INT(st.status, 0);
 	CHECK_INT(tap_session_state(), TAP_STATE_RUNNING);
 
-	/* a probe on CPU 2 */
+	/* a probe on CPU 2: an error after its committed output; then
+	 * output not committed yet and a warning, which commits it first
+	 * (errors and warnings are marks in the output's order) */
 	tap_test_cpu = 2;
 	print_record("probe\n", 6, 0);
 	tap_msg_error("oops");
+	memcpy(tap_reserve(4), "half", 4);
+	tap_warn("careful %d", 7);
 	tap_test_cpu = 0;
 	CHECK_INT(read_records("trace0", text, sizeof(text), NULL), 1);
-	CHECK_INT(read_records("trace2", text, sizeof(text), NULL), 1);
-	check(__LINE__, text, !strcmp(text, "1:begin\n;2:probe\n;"));
+	CHECK_INT(read_records("trace2", text, sizeof(text), NULL), 4);
+	check(__LINE__, text, !strcmp(text, "1:begin\n;2:probe\n;3:E:oops;"
+					    "4:half;5:W:careful 7;"));
 
 	CHECK_INT(twrite(&ctl, &stop, sizeof(stop)), sizeof(stop));
 	CHECK_INT(tap_session_state(), TAP_STATE_STOPPED);
 	CHECK(read_msg(&ctl, TAP_MSG_DONE, &done, sizeof(done)));
-	CHECK_INT(done.records, 3);
-	CHECK_INT(done.bytes, 6 + 6 + 4);
+	CHECK_INT(done.records, 4);	/* marks are not output */
+	CHECK_INT(done.bytes, 6 + 6 + 4 + 4);
 	CHECK_INT(done.records_dropped, 0);
+	CHECK_INT(done.warnings, 1);
 	text[0] = '\0';
 	CHECK_INT(read_records("trace0", text, sizeof(text), NULL), 1);
-	check(__LINE__, text, !strcmp(text, "3:end\n;"));
+	check(__LINE__, text, !strcmp(text, "6:end\n;"));
 	tclose(&ctl);
 	tap_transport_exit();
 	CHECK_INT(tap_test_alloc_live, live);
