@@ -217,20 +217,58 @@ static void scan_stats(Node **slot, void *ctx)
 
 /* ---- writing one body out ---- */
 
-static void write_frame(Emitter *e, Body *b, Type ret)
+/* C's keywords: a parameter so named gets no THIS->NAME alias. */
+static bool is_c_keyword(const char *s)
+{
+	static const char *const kw[] = {
+		"auto", "break", "case", "char", "const", "continue", "default", "do",
+		"double", "else", "enum", "extern", "float", "for", "goto", "if",
+		"inline", "int", "long", "register", "restrict", "return", "short",
+		"signed", "sizeof", "static", "struct", "switch", "typedef", "typeof",
+		"union", "unsigned", "void", "volatile", "while", "asm",
+	};
+	for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
+		if (!strcmp(s, kw[i]))
+			return true;
+	return false;
+}
+
+/* A frame member TYPE NAME[SUFFIX]; in an embedded-C function's frame
+ * (ALIAS set) also under the name older embedded C uses, THIS->ALIAS
+ * (stap's THIS->param, THIS->__retvalue), sharing its storage.  The alias
+ * is left out where a macro of that name would rewrite it (a parameter
+ * called "current"), or where the name is C's. */
+static void write_member(Emitter *e, const char *type, const char *name,
+			 const char *suffix, const char *alias)
+{
+	if (!alias || is_c_keyword(alias)) {
+		emit(e, "%s %s%s;", type, name, suffix);
+		return;
+	}
+	emit_open(e, "union {");
+	emit(e, "%s %s%s;", type, name, suffix);
+	sb_printf(e->out, "#ifndef %s\n", alias);
+	emit(e, "%s %s%s;", type, alias, suffix);
+	sb_puts(e->out, "#endif\n");
+	emit_close(e, "};");
+}
+
+static void write_frame(Emitter *e, Body *b, Type ret, bool embedded_func)
 {
 	emit_open(e, "%s {", b->frame);
 	for (int i = 0; i < b->locals.len; i++) {
 		Var *v = vec_get(&b->locals, i);
+		const char *alias = embedded_func ? v->name : NULL;
 		if (v->type == TY_STRING)
-			emit(e, "char %s[MAXSTRINGLEN];", names_var(e, v));
+			write_member(e, "char", names_var(e, v), "[MAXSTRINGLEN]", alias);
 		else
-			emit(e, "int64_t %s;", names_var(e, v));
+			write_member(e, "int64_t", names_var(e, v), "", alias);
 	}
 	if (ret == TY_STRING)
-		emit(e, "char __retval[MAXSTRINGLEN];");
+		write_member(e, "char", "__retval", "[MAXSTRINGLEN]",
+			     embedded_func ? "__retvalue" : NULL);
 	else if (ret == TY_LONG)
-		emit(e, "int64_t __retval;");
+		write_member(e, "int64_t", "__retval", "", embedded_func ? "__retvalue" : NULL);
 	if (b->max_long)
 		emit(e, "int64_t n[%d];", b->max_long);
 	if (b->max_str)
@@ -1288,21 +1326,22 @@ static void write_frames(Unit *u)
 	Vec all = { 0 };
 	for (int i = 0; i < u->funcs.len; i++) {
 		Body *b = vec_get(&u->funcs, i);
-		write_frame(e, b, ((Func *)vec_get(&u->prog->funcs, i))->type);
+		Func *f = vec_get(&u->prog->funcs, i);
+		write_frame(e, b, f->type, f->body && f->body->kind == N_EMBEDDED);
 		vec_push(&all, b);
 	}
 	for (int i = 0; i < u->probes.len; i++) {
 		Body *b = vec_get(&u->probes, i);
-		write_frame(e, b, TY_VOID);
+		write_frame(e, b, TY_VOID, false);
 		vec_push(&all, b);
 	}
 	for (int i = 0; i < u->entries.len; i++) {
 		Body *b = vec_get(&u->entries, i);
-		write_frame(e, b, TY_VOID);
+		write_frame(e, b, TY_VOID, false);
 		vec_push(&all, b);
 	}
 	if (u->display_body) {
-		write_frame(e, u->display_body, TY_VOID);
+		write_frame(e, u->display_body, TY_VOID, false);
 		vec_push(&all, u->display_body);
 	}
 	/* @entry save areas */
