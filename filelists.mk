@@ -1186,6 +1186,13 @@ tapc_dist_files = \
 	testsuite/vm-sign/sign/g_badsig.sh \
 	testsuite/vm-sign/sign/hi.stp \
 	testsuite/vm/init \
+	testsuite/vm/iodisk/arch \
+	testsuite/vm/iodisk/build-modules \
+	testsuite/vm/iodisk/disk \
+	testsuite/vm/iodisk/io_disk.out \
+	testsuite/vm/iodisk/io_disk.sh \
+	testsuite/vm/iodisk/io_disk.stp \
+	testsuite/vm/iodisk/io_disk.timeout \
 	testsuite/vm/mkinitramfs \
 	testsuite/vm/modvars/build-modules \
 	testsuite/vm/modvars/dummy_stmt.out \
