@@ -86,6 +86,7 @@ tapc_data_files = \
 	tapsets/inet.stp \
 	tapsets/init.stp \
 	tapsets/input.stp \
+	tapsets/io.stp \
 	tapsets/ioblock.stp \
 	tapsets/ioscheduler.stp \
 	tapsets/ipmib.stp \
@@ -408,6 +409,12 @@ tapc_dist_files = \
 	testsuite/golden/probes/family_typo.stp \
 	testsuite/golden/probes/input.p2 \
 	testsuite/golden/probes/input.stp \
+	testsuite/golden/probes/io_provider.args \
+	testsuite/golden/probes/io_provider.p2 \
+	testsuite/golden/probes/io_provider.stp \
+	testsuite/golden/probes/io_provider_612.args \
+	testsuite/golden/probes/io_provider_612.p2 \
+	testsuite/golden/probes/io_provider_612.stp \
 	testsuite/golden/probes/kernel_data.args \
 	testsuite/golden/probes/kernel_data.p2 \
 	testsuite/golden/probes/kernel_data.stp \
@@ -737,6 +744,9 @@ tapc_dist_files = \
 	testsuite/run/di_statement.stp \
 	testsuite/run/di_var.out \
 	testsuite/run/di_var.stp \
+	testsuite/run/embedded_stap_api.args \
+	testsuite/run/embedded_stap_api.out \
+	testsuite/run/embedded_stap_api.stp \
 	testsuite/run/entry_return.args \
 	testsuite/run/entry_return.out \
 	testsuite/run/entry_return.stp \
@@ -1176,6 +1186,13 @@ tapc_dist_files = \
 	testsuite/vm-sign/sign/g_badsig.sh \
 	testsuite/vm-sign/sign/hi.stp \
 	testsuite/vm/init \
+	testsuite/vm/iodisk/arch \
+	testsuite/vm/iodisk/build-modules \
+	testsuite/vm/iodisk/disk \
+	testsuite/vm/iodisk/io_disk.out \
+	testsuite/vm/iodisk/io_disk.sh \
+	testsuite/vm/iodisk/io_disk.stp \
+	testsuite/vm/iodisk/io_disk.timeout \
 	testsuite/vm/mkinitramfs \
 	testsuite/vm/modvars/build-modules \
 	testsuite/vm/modvars/dummy_stmt.out \
