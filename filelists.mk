@@ -737,6 +737,9 @@ tapc_dist_files = \
 	testsuite/run/di_statement.stp \
 	testsuite/run/di_var.out \
 	testsuite/run/di_var.stp \
+	testsuite/run/embedded_stap_api.args \
+	testsuite/run/embedded_stap_api.out \
+	testsuite/run/embedded_stap_api.stp \
 	testsuite/run/entry_return.args \
 	testsuite/run/entry_return.out \
 	testsuite/run/entry_return.stp \
@@ -1564,6 +1567,7 @@ tapc_dist_files = \
 	translator/families/process.h \
 	translator/families/process_dwarf.c \
 	translator/families/process_events.c \
+	translator/families/process_insn.c \
 	translator/families/process_sdt.c \
 	translator/families/procfs.c \
 	translator/families/python.c \
