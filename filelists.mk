@@ -1386,6 +1386,9 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/fn_sym.sh \
 	testsuite/vm/uprobes/fn_sym.stp \
 	testsuite/vm/uprobes/hostfs \
+	testsuite/vm/uprobes/insn.out \
+	testsuite/vm/uprobes/insn.sh \
+	testsuite/vm/uprobes/insn.stp \
 	testsuite/vm/uprobes/lib_two.out \
 	testsuite/vm/uprobes/lib_two.sh \
 	testsuite/vm/uprobes/lib_two.stp \
@@ -1395,6 +1398,8 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/ptrace.out \
 	testsuite/vm/uprobes/ptrace.sh \
 	testsuite/vm/uprobes/ptrace.stp \
+	testsuite/vm/uprobes/src/upinsn.S \
+	testsuite/vm/uprobes/src/upinsn_main.c \
 	testsuite/vm/uprobes/src/uplib.c \
 	testsuite/vm/uprobes/src/uplib_main.c \
 	testsuite/vm/uprobes/src/uptest.c \
