@@ -1,6 +1,7 @@
 /* upinsn.S: functions of known instructions for the .offset cases
  * (insn.stp): tap_triple is 1+3+3+1+1+1 bytes (offsets 0 1 4 7 8 9),
- * tap_one 5+1 (0 5). */
+ * tap_one 5+1 (0 5), tap_trap 5+1+1 (0 5 6): its last instruction, an
+ * int3 never reached, is one the kernel will not put a uprobe on. */
 	.text
 	.globl	tap_triple
 	.type	tap_triple, @function
@@ -19,5 +20,13 @@ tap_one:
 	mov	$1, %eax
 	ret
 	.size	tap_one, .-tap_one
+
+	.globl	tap_trap
+	.type	tap_trap, @function
+tap_trap:
+	mov	$2, %eax
+	ret
+	int3
+	.size	tap_trap, .-tap_trap
 
 	.section .note.GNU-stack,"",@progbits
