@@ -1400,6 +1400,9 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/fn_sym.sh \
 	testsuite/vm/uprobes/fn_sym.stp \
 	testsuite/vm/uprobes/hostfs \
+	testsuite/vm/uprobes/insn.out \
+	testsuite/vm/uprobes/insn.sh \
+	testsuite/vm/uprobes/insn.stp \
 	testsuite/vm/uprobes/lib_two.out \
 	testsuite/vm/uprobes/lib_two.sh \
 	testsuite/vm/uprobes/lib_two.stp \
@@ -1409,6 +1412,8 @@ tapc_dist_files = \
 	testsuite/vm/uprobes/ptrace.out \
 	testsuite/vm/uprobes/ptrace.sh \
 	testsuite/vm/uprobes/ptrace.stp \
+	testsuite/vm/uprobes/src/upinsn.S \
+	testsuite/vm/uprobes/src/upinsn_main.c \
 	testsuite/vm/uprobes/src/uplib.c \
 	testsuite/vm/uprobes/src/uplib_main.c \
 	testsuite/vm/uprobes/src/uptest.c \
@@ -1581,6 +1586,7 @@ tapc_dist_files = \
 	translator/families/process.h \
 	translator/families/process_dwarf.c \
 	translator/families/process_events.c \
+	translator/families/process_insn.c \
 	translator/families/process_sdt.c \
 	translator/families/procfs.c \
 	translator/families/python.c \

@@ -6,7 +6,7 @@
 #   scripts/install-deps.sh [--vm] [--test] [--bench] [--arm64]
 #
 #   (none)   the build: compiler, autotools, gettext, libdw/libelf,
-#            libbpf, liblzma, libzstd, zlib
+#            libbpf, liblzma, libzstd, zlib, capstone
 #   --vm     the test VM: qemu, busybox-static, Debian's kernel and its
 #            headers (6.1.0-56-amd64, the release the tests expect, when the
 #            archive still has it; else the current linux-image-amd64),
@@ -29,7 +29,7 @@
 set -eu
 
 pkgs=(build-essential autoconf automake autopoint gettext pkg-config
-      libdw-dev libelf-dev libbpf-dev liblzma-dev libzstd-dev zlib1g-dev)
+      libdw-dev libelf-dev libbpf-dev liblzma-dev libzstd-dev zlib1g-dev libcapstone-dev)
 # Installed when the archive has them (exact kernel releases come and go).
 optional=()
 vm_pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64

@@ -125,6 +125,8 @@ const char *pp_names_upto(ProbePoint *pp, int i);
 /* A copy of pp whose component `i` has a new string argument (a wildcard
  * expanded to one candidate). */
 ProbePoint *pp_with_str(ProbePoint *pp, int i, const char *value);
+/* The same with a number argument. */
+ProbePoint *pp_with_num(ProbePoint *pp, int i, int64_t value);
 /* Append a resolved point and return it for the family to fill. */
 ResolvedPoint *rp_push(Vec *out, const ProbeFamily *fam, ProbePoint *pp);
 CtxVar *rp_var(ResolvedPoint *rp, const char *name, Type type,

@@ -133,6 +133,17 @@ ProbePoint *pp_with_str(ProbePoint *pp, int i, const char *value)
 	return n;
 }
 
+ProbePoint *pp_with_num(ProbePoint *pp, int i, int64_t value)
+{
+	ProbePoint *n = pp_copy(pp);
+	ProbePointComp *c = ppc(n, i);
+	Node *a = node_new(N_NUMBER, c->arg ? c->arg->loc : c->loc);
+	a->num = value;
+	a->type = TY_LONG;
+	c->arg = a;
+	return n;
+}
+
 ResolvedPoint *rp_push(Vec *out, const ProbeFamily *fam, ProbePoint *pp)
 {
 	ResolvedPoint *rp = NEW(ResolvedPoint);

@@ -341,6 +341,8 @@ static int resolve_process(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 {
 	int first = out->len;
 	int r = resolve_process_points(fam, pp, out);
+	if (r > 0 && pp_has(pp, "offset"))
+		r = process_insn_expand(pp, out, first);
 	for (int i = first; r > 0 && i < out->len; i++) {
 		ResolvedPoint *rp = out->data[i];
 		const ProcessData *d = rp->data;
@@ -575,6 +577,20 @@ static void emit_callback(Emitter *e, const EmitProbe *ep)
 	emit_blank(e);
 }
 
+/* Registration flags of rp: .offset without a number stands for every
+ * instruction of the function, and the kernel refuses a uprobe on some
+ * (int3, for one): like a wildcard's matches, a failure there is a
+ * warning. */
+static const char *point_flags(const ResolvedPoint *rp)
+{
+	const char *f = emit_point_flags(rp);
+	ProbePoint *up = rp->point->from ? rp->point->from : rp->point;
+	ProbePointComp *oc = pp_comp(up, "offset");
+	if (!oc || oc->arg || strstr(f, "TAP_PROBE_WILDCARD"))
+		return f;
+	return !strcmp(f, "0") ? "TAP_PROBE_WILDCARD" : xsprintf("%s | TAP_PROBE_WILDCARD", f);
+}
+
 /* One table entry per site of probe ep (one for all but marks); false
  * after an error (a pc pass 2 left outside the file's bytes). */
 static bool emit_entries(Emitter *e, const EmitProbe *ep)
@@ -607,7 +623,7 @@ static bool emit_entries(Emitter *e, const EmitProbe *ep)
 		     (unsigned long long)off, (unsigned long long)sem_off,
 		     (long long)d->pid);
 		emit(e, "\t  .is_return = %s, .site = %d, .flags = %s, .fn = tapu_%d,",
-		     rp->is_return ? "true" : "false", s, emit_point_flags(rp),
+		     rp->is_return ? "true" : "false", s, point_flags(rp),
 		     ep->index);
 		if (ep->entry_fn)
 			emit(e, "\t  .entry_fn = tapue_%d, .entry_size = sizeof(%s),",
@@ -705,6 +721,7 @@ static const char *process_ctx_expr(const EmitProbe *ep, const CtxVar *v,
 
 static const char *const process_shapes[] = {
 	"process(s|n?)[.library(s)].function(s)[.call|.inline|.label(s)|.return]",
+	"process(s|n?)[.library(s)].function(s).offset(n?)",
 	"process(s|n?)[.library(s)].statement(s)[.nearest]",
 	"process(s|n?).statement(n)[.absolute]",
 	"process(s|n?)[.library(s)].plt(s?)[.return]",

@@ -57,6 +57,13 @@ bool process_drop_match(ProbePoint *pp, Loc loc, const ProcessData *proto,
 int process_resolve_dwarf(const ProbeFamily *fam, ProbePoint *pp,
 			  const char *object, const ProcessData *proto, Vec *out);
 
+/* process(...).function("f").offset(N) and .offset (process_insn.c):
+ * replace the function points out[first..] that resolving pp as
+ * function("f") made by one point per instruction (pc each
+ * instruction's), or by the one at offset N after checking that N is
+ * where an instruction begins: the points made, or -1 after an error. */
+int process_insn_expand(ProbePoint *pp, Vec *out, int first);
+
 /* Pass 3 (process_sdt.c): the C expression (type int64_t) of one SDT
  * marker operand, read from the user registers `regs` (a struct pt_regs *
  * expression) at the marker, where regs->ip is the marker's run-time
