@@ -949,6 +949,9 @@ tapc_dist_files = \
 	testsuite/run/tapset_inet_tcp.stp \
 	testsuite/run/tapset_init_order.out \
 	testsuite/run/tapset_init_order.stp \
+	testsuite/run/tapset_inner_net.args \
+	testsuite/run/tapset_inner_net.out \
+	testsuite/run/tapset_inner_net.stp \
 	testsuite/run/tapset_ioblock_bio.out \
 	testsuite/run/tapset_ioblock_bio.stp \
 	testsuite/run/tapset_ioscheduler_register.out \
