@@ -236,6 +236,7 @@ tapc_dist_files = \
 	testsuite/fixtures/kernel-tree/modules.order \
 	testsuite/fixtures/stap-4.8-functions.txt \
 	testsuite/fixtures/stap-4.8-globals.txt \
+	testsuite/fixtures/stap-4.8-inner-functions.txt \
 	testsuite/fixtures/stap-4.8-probe-aliases.txt \
 	testsuite/fuzz/fuzz_front.c \
 	testsuite/fuzz/run \
@@ -643,6 +644,8 @@ tapc_dist_files = \
 	testsuite/golden/sem/tapset_broken.args \
 	testsuite/golden/sem/tapset_broken.err \
 	testsuite/golden/sem/tapset_broken.stp \
+	testsuite/golden/sem/tapset_inner_arity.err \
+	testsuite/golden/sem/tapset_inner_arity.stp \
 	testsuite/golden/sem/tapset_lazy.args \
 	testsuite/golden/sem/tapset_lazy.p2 \
 	testsuite/golden/sem/tapset_lazy.stp \
@@ -949,6 +952,8 @@ tapc_dist_files = \
 	testsuite/run/tapset_inet_tcp.stp \
 	testsuite/run/tapset_init_order.out \
 	testsuite/run/tapset_init_order.stp \
+	testsuite/run/tapset_inner_decoders.out \
+	testsuite/run/tapset_inner_decoders.stp \
 	testsuite/run/tapset_inner_net.args \
 	testsuite/run/tapset_inner_net.out \
 	testsuite/run/tapset_inner_net.stp \
