@@ -63,6 +63,7 @@ tapc_data_files = \
 	tapsets/args.stp \
 	tapsets/argv.stp \
 	tapsets/arm64/nd_syscalls.stp \
+	tapsets/arm64/ptrace_arch.stp \
 	tapsets/arm64/registers.stp \
 	tapsets/arm64/syscall_any.stp \
 	tapsets/arm64/syscalls.stp \
@@ -148,6 +149,7 @@ tapc_data_files = \
 	tapsets/vfs.stp \
 	tapsets/wait.stp \
 	tapsets/x86_64/nd_syscalls.stp \
+	tapsets/x86_64/ptrace_arch.stp \
 	tapsets/x86_64/registers.stp \
 	tapsets/x86_64/syscall_any.stp \
 	tapsets/x86_64/syscalls.stp
