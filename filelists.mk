@@ -63,6 +63,7 @@ tapc_data_files = \
 	tapsets/args.stp \
 	tapsets/argv.stp \
 	tapsets/arm64/nd_syscalls.stp \
+	tapsets/arm64/ptrace_arch.stp \
 	tapsets/arm64/registers.stp \
 	tapsets/arm64/syscall_any.stp \
 	tapsets/arm64/syscalls.stp \
@@ -148,6 +149,7 @@ tapc_data_files = \
 	tapsets/vfs.stp \
 	tapsets/wait.stp \
 	tapsets/x86_64/nd_syscalls.stp \
+	tapsets/x86_64/ptrace_arch.stp \
 	tapsets/x86_64/registers.stp \
 	tapsets/x86_64/syscall_any.stp \
 	tapsets/x86_64/syscalls.stp
@@ -236,6 +238,7 @@ tapc_dist_files = \
 	testsuite/fixtures/kernel-tree/modules.order \
 	testsuite/fixtures/stap-4.8-functions.txt \
 	testsuite/fixtures/stap-4.8-globals.txt \
+	testsuite/fixtures/stap-4.8-inner-functions.txt \
 	testsuite/fixtures/stap-4.8-probe-aliases.txt \
 	testsuite/fuzz/fuzz_front.c \
 	testsuite/fuzz/run \
@@ -643,6 +646,8 @@ tapc_dist_files = \
 	testsuite/golden/sem/tapset_broken.args \
 	testsuite/golden/sem/tapset_broken.err \
 	testsuite/golden/sem/tapset_broken.stp \
+	testsuite/golden/sem/tapset_inner_arity.err \
+	testsuite/golden/sem/tapset_inner_arity.stp \
 	testsuite/golden/sem/tapset_lazy.args \
 	testsuite/golden/sem/tapset_lazy.p2 \
 	testsuite/golden/sem/tapset_lazy.stp \
@@ -949,6 +954,11 @@ tapc_dist_files = \
 	testsuite/run/tapset_inet_tcp.stp \
 	testsuite/run/tapset_init_order.out \
 	testsuite/run/tapset_init_order.stp \
+	testsuite/run/tapset_inner_decoders.out \
+	testsuite/run/tapset_inner_decoders.stp \
+	testsuite/run/tapset_inner_net.args \
+	testsuite/run/tapset_inner_net.out \
+	testsuite/run/tapset_inner_net.stp \
 	testsuite/run/tapset_ioblock_bio.out \
 	testsuite/run/tapset_ioblock_bio.stp \
 	testsuite/run/tapset_ioscheduler_register.out \
