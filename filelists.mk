@@ -737,6 +737,9 @@ tapc_dist_files = \
 	testsuite/run/di_statement.stp \
 	testsuite/run/di_var.out \
 	testsuite/run/di_var.stp \
+	testsuite/run/embedded_stap_api.args \
+	testsuite/run/embedded_stap_api.out \
+	testsuite/run/embedded_stap_api.stp \
 	testsuite/run/entry_return.args \
 	testsuite/run/entry_return.out \
 	testsuite/run/entry_return.stp \
