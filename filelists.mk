@@ -166,6 +166,7 @@ tapc_dist_files = \
 	bench/di_query.c \
 	bench/front-end \
 	bench/overload \
+	bench/plt-libraries \
 	bench/runtime \
 	bench/sdt \
 	bench/tapsets \

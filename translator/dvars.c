@@ -11,6 +11,8 @@
 #include "families/family.h"
 #include "arch/arch.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- the function and pc a probe's variables are read at ---- */
@@ -33,9 +35,45 @@ typedef struct VarsCache {
 	bool entry;
 	Vec vars;               /* DiVariable * */
 	DebugPoint dp;
+	struct VarsCache *next; /* the next in its slot of vars_index */
 } VarsCache;
 
-static Vec vars_cache;
+/* The cache, by point: a script can have a hundred thousand points (a
+ * .plt of every library), each asked for several times, so a search
+ * through a list would make pass 2 quadratic.  Chained slots, a power
+ * of two, doubled when there are as many entries as slots. */
+static VarsCache **vars_index;
+static size_t vars_index_cap, vars_count;
+
+static size_t vars_slot(const ResolvedPoint *rp, bool entry, size_t cap)
+{
+	return (((uintptr_t)rp >> 4) * 2654435761u + entry) & (cap - 1);
+}
+
+static void vars_index_add(VarsCache *vc)
+{
+	if (vars_count >= vars_index_cap) {
+		size_t cap = vars_index_cap ? vars_index_cap * 2 : 1024;
+		VarsCache **slots = calloc(cap, sizeof *slots);
+		if (!slots)
+			fatal(_("out of memory"));
+		for (size_t i = 0; i < vars_index_cap; i++) {
+			for (VarsCache *e = vars_index[i], *n; e; e = n) {
+				n = e->next;
+				size_t k = vars_slot(e->rp, e->entry, cap);
+				e->next = slots[k];
+				slots[k] = e;
+			}
+		}
+		free(vars_index);
+		vars_index = slots;
+		vars_index_cap = cap;
+	}
+	size_t k = vars_slot(vc->rp, vc->entry, vars_index_cap);
+	vc->next = vars_index[k];
+	vars_index[k] = vc;
+	vars_count++;
+}
 
 /* Before its prologue has run, unoptimised user code (whose probes go
  * after the prologue, di_probe_pc) has its parameters where the caller
@@ -80,15 +118,16 @@ static void entry_params_by_abi(VarsCache *vc)
  * @entry and the parameters of .return probes), or NULL. */
 static VarsCache *point_vars(const ResolvedPoint *rp, bool entry)
 {
-	for (int i = 0; i < vars_cache.len; i++) {
-		VarsCache *vc = vec_get(&vars_cache, i);
-		if (vc->rp == rp && vc->entry == entry)
-			return vc->dp.func ? vc : NULL;
+	if (vars_index_cap) {
+		for (VarsCache *vc = vars_index[vars_slot(rp, entry, vars_index_cap)]; vc;
+		     vc = vc->next)
+			if (vc->rp == rp && vc->entry == entry)
+				return vc->dp.func ? vc : NULL;
 	}
 	VarsCache *vc = NEW(VarsCache);
 	vc->rp = rp;
 	vc->entry = entry;
-	vec_push(&vars_cache, vc);
+	vars_index_add(vc);
 	if (!debug_point(rp, &vc->dp)) {
 		vc->dp.func = NULL;
 		return NULL;

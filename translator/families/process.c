@@ -14,6 +14,7 @@
 #include "emit_glue.h"
 #include "arch/arch.h"
 
+#include <fnmatch.h>
 #include <string.h>
 
 /* ---- the family ---- */
@@ -353,6 +354,33 @@ static int resolve_process(const ProbeFamily *fam, ProbePoint *pp, Vec *out)
 	return r;
 }
 
+/* The libraries a .library(pattern) of the program at path stands for.
+ * A wildcard is matched, as stap does, against the libraries the program
+ * loads (its DT_NEEDED closure and the dynamic loader, as --ldd carries
+ * them): the file name for a pattern without '/', else the whole path.
+ * Searching the system's library folders instead would give
+ * .library("*") every library installed (thousands of files, hundreds of
+ * thousands of probes, minutes of pass 2) where the program maps four.
+ * A wildcard that matches none of them (a library the program opens with
+ * dlopen) and a plain name are looked for on the disk. */
+static Vec program_libraries(const char *path, const char *pat)
+{
+	if (arg_has_glob(pat)) {
+		Vec needed = object_needed(path), out = { 0 };
+		bool whole = strchr(pat, '/') != NULL;
+		for (int i = 0; i < needed.len; i++) {
+			const char *lib = needed.data[i];
+			const char *base = strrchr(lib, '/');
+			const char *name = whole || !base ? lib : base + 1;
+			if (fnmatch(pat, name, 0) == 0)
+				vec_push(&out, (void *)lib);
+		}
+		if (out.len)
+			return out;
+	}
+	return find_libraries(pat);
+}
+
 static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
 				  Vec *out)
 {
@@ -427,7 +455,7 @@ static int resolve_process_points(const ProbeFamily *fam, ProbePoint *pp,
 				proto.glob = comp_str(head);
 			r = resolve_in_object(fam, c, path, &proto, out);
 		} else {
-			Vec libs = find_libraries(comp_str(lc));
+			Vec libs = program_libraries(path, comp_str(lc));
 			int li = 1;
 			r = 0;
 			if (arg_has_glob(comp_str(lc)))
