@@ -18,7 +18,11 @@
  * A symbol's address is found when the probes are registered, through
  * kallsyms_lookup_name().  That function is not exported; a kprobe's
  * registration resolves its symbol_name with it, so the kprobe API gives
- * its address (the kprobe itself is unregistered at once).
+ * its address (the kprobe itself is unregistered at once).  Without
+ * CONFIG_KALLSYMS_ALL (Debian's arm64 kernels) kallsyms knows no
+ * variables: then the address pass 3 took from the DWARF (file_addr),
+ * moved as far as jiffies_64 moved from its DWARF address (ref), as for
+ * @var (KASLR).
  */
 #ifndef TAP_PROBES_HWBREAK_C
 #define TAP_PROBES_HWBREAK_C
@@ -26,6 +30,7 @@
 #include "probe_common.h"
 
 #include <linux/hw_breakpoint.h>
+#include <linux/jiffies.h>
 #include <linux/kprobes.h>
 #include <linux/perf_event.h>
 
@@ -38,6 +43,8 @@ struct _tap_hwbkpt {
 	int len;			/* HW_BREAKPOINT_LEN_* */
 	int type;			/* HW_BREAKPOINT_W or _RW */
 	unsigned int flags;		/* TAP_PROBE_* */
+	unsigned long file_addr, ref;	/* the symbol's and jiffies_64's
+					 * DWARF addresses, or 0 */
 
 	/* run time */
 	struct perf_event * __percpu *bp;
@@ -96,6 +103,9 @@ static int _tap_hwbkpts_register(struct _tap_hwbkpt *h, int n)
 			_tap_kallsyms_lookup_fn lookup = _tap_kallsyms_lookup();
 
 			addr = lookup ? lookup(h[i].symbol) : 0;
+			if (!addr && h[i].ref)
+				addr = h[i].file_addr - h[i].ref +
+				       (unsigned long)&jiffies_64;
 			if (!addr) {
 				ret = _tap_probe_failed(h[i].pp, h[i].flags, -ENOENT,
 							"hardware breakpoint",
