@@ -663,9 +663,12 @@ tapc_dist_files = \
 	testsuite/run-usdt \
 	testsuite/run-vm \
 	testsuite/run-vm-6.12 \
+	testsuite/run-vm-arm64 \
 	testsuite/run/abort_warn.err \
 	testsuite/run/abort_warn.out \
 	testsuite/run/abort_warn.stp \
+	testsuite/run/arm64.differ \
+	testsuite/run/arm64.skip \
 	testsuite/run/cast_header.out \
 	testsuite/run/cast_header.stp \
 	testsuite/run/cast_user_header.out \
@@ -696,10 +699,12 @@ tapc_dist_files = \
 	testsuite/run/di_member_btf.stp \
 	testsuite/run/di_params.args \
 	testsuite/run/di_params.out \
+	testsuite/run/di_params.out.arm64 \
 	testsuite/run/di_params.stp \
 	testsuite/run/di_params_btf.args \
 	testsuite/run/di_params_btf.env \
 	testsuite/run/di_params_btf.out \
+	testsuite/run/di_params_btf.out.arm64 \
 	testsuite/run/di_params_btf.stp \
 	testsuite/run/di_parms.args \
 	testsuite/run/di_parms.out \
@@ -842,6 +847,7 @@ tapc_dist_files = \
 	testsuite/run/probes_session.stp \
 	testsuite/run/probes_support.args \
 	testsuite/run/probes_support.out \
+	testsuite/run/probes_support.out.arm64 \
 	testsuite/run/probes_support.stp \
 	testsuite/run/probes_timer.args \
 	testsuite/run/probes_timer.out \
@@ -1083,6 +1089,7 @@ tapc_dist_files = \
 	testsuite/run/tapset_tcpmib_lo_btf.stp \
 	testsuite/run/tapset_tty_stty.args \
 	testsuite/run/tapset_tty_stty.out \
+	testsuite/run/tapset_tty_stty.out.arm64 \
 	testsuite/run/tapset_tty_stty.stp \
 	testsuite/run/tapset_tty_write.args \
 	testsuite/run/tapset_tty_write.out \
