@@ -27,6 +27,7 @@ tapc_data_files = \
 	runtime/features/baseline.c \
 	runtime/features/have_hrtimer_setup.c \
 	runtime/features/have_module_memory.c \
+	runtime/features/have_perf_orig_overflow_handler.c \
 	runtime/features/have_uprobe_filter_ctx.c \
 	runtime/features/have_uprobe_register_struct.c \
 	runtime/features/have_vfs_path_lookup_decl.c \
