@@ -28,6 +28,7 @@ tapc_data_files = \
 	runtime/features/have_ftrace_entry_ops.c \
 	runtime/features/have_hrtimer_setup.c \
 	runtime/features/have_module_memory.c \
+	runtime/features/have_perf_orig_overflow_handler.c \
 	runtime/features/have_uprobe_filter_ctx.c \
 	runtime/features/have_uprobe_register_struct.c \
 	runtime/features/have_vfs_path_lookup_decl.c \
@@ -692,10 +693,13 @@ tapc_dist_files = \
 	testsuite/run-usdt \
 	testsuite/run-vm \
 	testsuite/run-vm-6.12 \
+	testsuite/run-vm-arm64 \
 	testsuite/run-vm-sign \
 	testsuite/run/abort_warn.err \
 	testsuite/run/abort_warn.out \
 	testsuite/run/abort_warn.stp \
+	testsuite/run/arm64.differ \
+	testsuite/run/arm64.skip \
 	testsuite/run/cast_header.out \
 	testsuite/run/cast_header.stp \
 	testsuite/run/cast_user_header.out \
@@ -726,10 +730,12 @@ tapc_dist_files = \
 	testsuite/run/di_member_btf.stp \
 	testsuite/run/di_params.args \
 	testsuite/run/di_params.out \
+	testsuite/run/di_params.out.arm64 \
 	testsuite/run/di_params.stp \
 	testsuite/run/di_params_btf.args \
 	testsuite/run/di_params_btf.env \
 	testsuite/run/di_params_btf.out \
+	testsuite/run/di_params_btf.out.arm64 \
 	testsuite/run/di_params_btf.stp \
 	testsuite/run/di_parms.args \
 	testsuite/run/di_parms.out \
@@ -875,6 +881,7 @@ tapc_dist_files = \
 	testsuite/run/probes_session.stp \
 	testsuite/run/probes_support.args \
 	testsuite/run/probes_support.out \
+	testsuite/run/probes_support.out.arm64 \
 	testsuite/run/probes_support.stp \
 	testsuite/run/probes_timer.args \
 	testsuite/run/probes_timer.out \
@@ -1121,6 +1128,7 @@ tapc_dist_files = \
 	testsuite/run/tapset_tcpmib_lo_btf.stp \
 	testsuite/run/tapset_tty_stty.args \
 	testsuite/run/tapset_tty_stty.out \
+	testsuite/run/tapset_tty_stty.out.arm64 \
 	testsuite/run/tapset_tty_stty.stp \
 	testsuite/run/tapset_tty_write.args \
 	testsuite/run/tapset_tty_write.out \

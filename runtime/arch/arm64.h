@@ -12,6 +12,7 @@
 #include <linux/kallsyms.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
+#include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
@@ -175,6 +176,30 @@ static inline void tap_arch_user_frame(struct pt_regs *regs, unsigned long *pc,
 static inline bool tap_arch_user_native(struct pt_regs *regs)
 {
 	return !compat_user_mode(regs);
+}
+
+/* A kernel.data watchpoint's perf handler has run (hwbreak.c): the
+ * access has not happened yet (arm64 reports a watchpoint before it).
+ * The debug exception steps over it, with the watchpoint off, only for
+ * a perf event whose handler is perf's default, else the access hits it
+ * again forever.  Where the kernel also asks the handler a BPF program
+ * displaced (orig_overflow_handler, features/
+ * have_perf_orig_overflow_handler.c), naming the default there makes it
+ * step; 6.10 and later have no such member: false, and hwbreak.c does
+ * not register arm64 watchpoints there.  dflt: perf_event_output_forward,
+ * looked up by hwbreak.c (not exported); bp NULL asks only whether it
+ * can. */
+static inline bool tap_arch_watchpoint_step(struct perf_event *bp, void *dflt)
+{
+#ifdef TAP_HAVE_PERF_ORIG_OVERFLOW_HANDLER
+	if (!dflt)
+		return false;
+	if (bp)         /* NULL: only whether it can */
+		bp->orig_overflow_handler = (perf_overflow_handler_t)dflt;
+	return true;
+#else
+	return false;
+#endif
 }
 
 /* An AArch64 PLT stub (adrp, ldr, add, br) does not touch sp, and the

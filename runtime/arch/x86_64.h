@@ -8,6 +8,7 @@
 
 #include <linux/errno.h>
 #include <linux/module.h>
+#include <linux/perf_event.h>
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/timex.h>
@@ -78,6 +79,13 @@ static inline void tap_arch_user_frame(struct pt_regs *regs, unsigned long *pc,
 static inline bool tap_arch_user_native(struct pt_regs *regs)
 {
 	return user_64bit_mode(regs);
+}
+
+/* A kernel.data watchpoint's perf handler has run: x86 reports it after
+ * the access, nothing to step over. */
+static inline bool tap_arch_watchpoint_step(struct perf_event *bp, void *dflt)
+{
+	return true;
 }
 
 /* A PLT stub's .eh_frame rule: the return address is at sp until its

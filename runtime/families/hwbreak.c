@@ -18,7 +18,11 @@
  * A symbol's address is found when the probes are registered, through
  * kallsyms_lookup_name().  That function is not exported; a kprobe's
  * registration resolves its symbol_name with it, so the kprobe API gives
- * its address (the kprobe itself is unregistered at once).
+ * its address (the kprobe itself is unregistered at once).  Without
+ * CONFIG_KALLSYMS_ALL (Debian's arm64 kernels) kallsyms knows no
+ * variables: then the address pass 3 took from the DWARF (file_addr),
+ * moved as far as jiffies_64 moved from its DWARF address (ref), as for
+ * @var (KASLR).
  */
 #ifndef TAP_PROBES_HWBREAK_C
 #define TAP_PROBES_HWBREAK_C
@@ -26,6 +30,7 @@
 #include "probe_common.h"
 
 #include <linux/hw_breakpoint.h>
+#include <linux/jiffies.h>
 #include <linux/kprobes.h>
 #include <linux/perf_event.h>
 
@@ -38,6 +43,8 @@ struct _tap_hwbkpt {
 	int len;			/* HW_BREAKPOINT_LEN_* */
 	int type;			/* HW_BREAKPOINT_W or _RW */
 	unsigned int flags;		/* TAP_PROBE_* */
+	unsigned long file_addr, ref;	/* the symbol's and jiffies_64's
+					 * DWARF addresses, or 0 */
 
 	/* run time */
 	struct perf_event * __percpu *bp;
@@ -61,6 +68,10 @@ static _tap_kallsyms_lookup_fn _tap_kallsyms_lookup(void)
 	return fn;
 }
 
+/* perf_event_output_forward, perf's default overflow handler (looked up:
+ * not exported), for tap_arch_watchpoint_step() */
+static void *_tap_perf_default_handler;
+
 static void _tap_hwbkpt_handler(struct perf_event *bp,
 				struct perf_sample_data *data,
 				struct pt_regs *regs)
@@ -69,6 +80,9 @@ static void _tap_hwbkpt_handler(struct perf_event *bp,
 
 	if (tap_session_state() == TAP_STATE_RUNNING)
 		h->fire(regs);
+	/* arm64: let the kernel step over the access (arch/arm64.h; set
+	 * at registration already, again here for a CPU that came up) */
+	tap_arch_watchpoint_step(bp, _tap_perf_default_handler);
 }
 
 static void _tap_hwbkpts_unregister(struct _tap_hwbkpt *h, int n)
@@ -88,14 +102,32 @@ static int _tap_hwbkpts_register(struct _tap_hwbkpt *h, int n)
 	struct perf_event_attr attr;
 	struct perf_event * __percpu *bp;
 	unsigned long addr;
-	int i, ret;
+	int i, cpu, ret;
 
+	if (n) {
+		_tap_kallsyms_lookup_fn lookup = _tap_kallsyms_lookup();
+
+		_tap_perf_default_handler = lookup ?
+			(void *)lookup("perf_event_output_forward") : NULL;
+	}
 	for (i = 0; i < n; i++) {
+		if (!tap_arch_watchpoint_step(NULL, _tap_perf_default_handler)) {
+			ret = _tap_probe_failed(h[i].pp, h[i].flags, -EOPNOTSUPP,
+						"hardware breakpoint",
+						"the kernel would not step over the access "
+						"(arm64 without orig_overflow_handler)");
+			if (ret)
+				goto err;
+			continue;
+		}
 		addr = h[i].address;
 		if (h[i].symbol) {
 			_tap_kallsyms_lookup_fn lookup = _tap_kallsyms_lookup();
 
 			addr = lookup ? lookup(h[i].symbol) : 0;
+			if (!addr && h[i].ref)
+				addr = h[i].file_addr - h[i].ref +
+				       (unsigned long)&jiffies_64;
 			if (!addr) {
 				ret = _tap_probe_failed(h[i].pp, h[i].flags, -ENOENT,
 							"hardware breakpoint",
@@ -119,6 +151,14 @@ static int _tap_hwbkpts_register(struct _tap_hwbkpt *h, int n)
 			if (ret)
 				goto err;
 			continue;
+		}
+		/* arm64: before any hit, or the first one on each CPU is
+		 * taken twice (not stepped over, the access runs again) */
+		for_each_possible_cpu(cpu) {
+			struct perf_event *e = *per_cpu_ptr(bp, cpu);
+
+			if (e)
+				tap_arch_watchpoint_step(e, _tap_perf_default_handler);
 		}
 		h[i].bp = bp;
 	}

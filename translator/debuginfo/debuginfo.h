@@ -531,6 +531,16 @@ const DiType *di_find_type(const char *module, const char *name);
  * compilation unit (external ones first).  NULL when not found. */
 const DiVariable *di_find_global(const char *module, const char *name,
 				 const char *file_glob);
+/* A function symbol's address in the ELF symbol table of the file the
+ * DWARF came from, in the DWARF's addresses (0 without DWARF, or when it
+ * has no such symbol): where a function begins, which on arm64 is 8
+ * bytes before its DWARF low_pc (two patchable NOPs for ftrace). */
+uint64_t di_symbol_addr(const char *module, const char *name);
+/* Where out-of-line function f begins for a kprobe: its symbol's address
+ * when that is up to 16 bytes before its DWARF low_pc (arm64's ftrace
+ * NOPs come before the low_pc; a kretprobe must be at the symbol), else
+ * its low_pc. */
+uint64_t di_function_start(const char *module, const DiFunction *f);
 
 /* ---- types (ditype.c) ---- */
 

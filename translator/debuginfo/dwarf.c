@@ -2232,6 +2232,32 @@ const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
 	return NULL;
 }
 
+uint64_t dwarf_symbol_addr(const DiModule *m, const char *name)
+{
+	DwMod *dm = find_mod(m);
+	int n = dm ? dwfl_module_getsymtab(dm->mod) : -1;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *s = dwfl_module_getsym_info(dm->mod, i, &sym, &addr,
+							NULL, NULL, NULL);
+		if (s && GELF_ST_TYPE(sym.st_info) == STT_FUNC && !strcmp(s, name))
+			return addr;
+	}
+	return 0;
+}
+
+uint64_t dwarf_symbol_start(const DiModule *m, uint64_t pc)
+{
+	DwMod *dm = find_mod(m);
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	if (!dm || !dwfl_module_addrinfo(dm->mod, pc, &off, &sym, NULL, NULL, NULL) ||
+	    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+		return 0;
+	return pc - off;
+}
+
 const DiType *dwarf_object_type(const DiModule *m, const char *name)
 {
 	DwMod *dm = find_mod(m);

@@ -579,3 +579,17 @@ const DiVariable *di_find_global(const char *module, const char *name,
 	KMod *k = kmod(module);
 	return k->src == DI_SRC_DWARF ? dwarf_find_global(k->m, name, file_glob) : NULL;
 }
+
+uint64_t di_symbol_addr(const char *module, const char *name)
+{
+	KMod *k = kmod(module);
+	return k->src == DI_SRC_DWARF ? dwarf_symbol_addr(k->m, name) : 0;
+}
+
+uint64_t di_function_start(const char *module, const DiFunction *f)
+{
+	KMod *k = kmod(module);
+	uint64_t s = k->src == DI_SRC_DWARF && !f->inlined
+		? dwarf_symbol_start(k->m, f->low_pc) : 0;
+	return s && s <= f->low_pc && f->low_pc - s <= 16 ? s : f->low_pc;
+}

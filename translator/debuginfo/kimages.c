@@ -345,6 +345,41 @@ static bool unpack_streamed(const unsigned char *in, size_t len, ElfBtf *out)
 	return ok;
 }
 
+/* An arm64 Image ("ARM\x64" at 0x38) is the kernel's memory from _text
+ * on, not an ELF file: its .BTF and .notes are there but no section
+ * header says where.  The .BTF is found by its header (the largest one:
+ * the kernel embeds small BPF objects with their own); the linker script
+ * puts .notes right before .BTF, so the kernel's build-id is the last
+ * GNU build-id note before it (the vDSOs embedded earlier have theirs).
+ * false when p is not an arm64 Image. */
+static bool arm64_image_btf(const unsigned char *p, size_t len, ElfBtf *out)
+{
+	static const unsigned char note[16] = { 4, 0, 0, 0, 20, 0, 0, 0,
+						NT_GNU_BUILD_ID, 0, 0, 0, 'G', 'N', 'U', 0 };
+	if (len < 64 || le32(p + 0x38) != 0x644d5241)
+		return false;
+	uint64_t at = 0, blen = 0;
+	for (size_t i = 0; i + BTF_HDR <= len; i++) {
+		if (p[i] != 0x9f || p[i + 1] != 0xeb)
+			continue;
+		uint64_t l = btf_header_len(p + i);
+		if (l > blen && l <= len - i) {
+			at = i;
+			blen = l;
+		}
+	}
+	memset(out, 0, sizeof *out);
+	for (size_t i = 0; i + 36 <= (blen ? at : len); i += 4)
+		if (!memcmp(p + i, note, sizeof note))
+			out->build_id = build_id_in_notes(p + i, 36);
+	if (!blen)
+		return true;    /* the caller says there is no .BTF */
+	out->btf.data = xrealloc_heap(NULL, blen);
+	memcpy(out->btf.data, p + at, blen);
+	out->btf.len = blen;
+	return true;
+}
+
 /* The vmlinux inside the image at path: its .BTF and build-id. */
 static bool vmlinuz_btf(const char *path, ElfBtf *out, const char **why)
 {
@@ -359,6 +394,10 @@ static bool vmlinuz_btf(const char *path, ElfBtf *out, const char **why)
 		if (!ok)
 			*why = xsprintf("%s: %s", path, *why);
 		return ok;
+	}
+	if (arm64_image_btf(z.data, z.len, out)) {
+		bytes_free(&z);
+		return true;
 	}
 	size_t off, len;
 	if (!find_payload(z.data, z.len, &off, &len)) {

@@ -44,6 +44,12 @@ bool dwarf_cfa_at(const DiModule *m, uint64_t pc, DiLocation *out);
 const DiType *dwarf_find_type(const DiModule *m, const char *name);
 const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
 				    const char *file_glob);
+/* A function symbol's address in m's ELF symbol table, in the same
+ * (libdwfl) addresses as the DWARF's; 0 when there is none. */
+uint64_t dwarf_symbol_addr(const DiModule *m, const char *name);
+/* Where the function symbol holding pc begins (DWARF addresses); 0 when
+ * no function symbol holds it. */
+uint64_t dwarf_symbol_start(const DiModule *m, uint64_t pc);
 /* A type by name ("struct x", "union x", "enum x", a typedef or base
  * name) among the top-level types of every compilation unit of m, with
  * no index (a small object: a compiled header); a definition is

@@ -23,6 +23,10 @@
 typedef struct HwbreakData {
 	const char *symbol;     /* data("SYMBOL"), or NULL */
 	uint64_t address;       /* data(ADDRESS) */
+	uint64_t file_addr;     /* the symbol's address in the kernel's DWARF,
+				 * and jiffies_64's (ref): where the module
+				 * finds it when kallsyms cannot say */
+	uint64_t ref;
 	int length;             /* bytes watched: 1, 2, 4 or 8 */
 	bool rw;                /* .rw, else .write */
 } HwbreakData;
@@ -60,6 +64,16 @@ static int resolve_kernel_data(const ProbeFamily *fam, ProbePoint *pp,
 				error_at(dc->loc, _("kernel.data: '%s' is not a variable of kernel %s "
 						    "(looked in %s)"), d->symbol, target_release(), src);
 			return -1;
+		}
+		/* kallsyms has no variables without CONFIG_KALLSYMS_ALL
+		 * (Debian's arm64 kernels): the DWARF's address of the
+		 * symbol, relocated at run time as @var's are */
+		const DiVariable *v = di_find_global(NULL, d->symbol, NULL);
+		const DiVariable *j = di_find_global(NULL, "jiffies_64", NULL);
+		if (v && j && v->loc.kind == DI_LOC_ADDR && j->loc.kind == DI_LOC_ADDR &&
+		    v->loc.addr >= arch_target()->kernel_image_start) {
+			d->file_addr = v->loc.addr;
+			d->ref = j->loc.addr;
 		}
 	} else {
 		d->address = (uint64_t)comp_num(dc);
@@ -110,6 +124,9 @@ static bool emit_hwbreak_code(Emitter *e, EmitProbe **probes, int n,
 		     d->symbol ? c_string(d->symbol) : "NULL");
 		emit(e, "\t  .address = 0x%llxUL, .len = HW_BREAKPOINT_LEN_%d,",
 		     (unsigned long long)d->address, d->length);
+		if (d->ref)
+			emit(e, "\t  .file_addr = 0x%llxUL, .ref = 0x%llxUL,",
+			     (unsigned long long)d->file_addr, (unsigned long long)d->ref);
 		emit(e, "\t  .type = %s, .flags = %s },",
 		     d->rw ? "HW_BREAKPOINT_RW" : "HW_BREAKPOINT_W",
 		     emit_point_flags(ep->rp));

@@ -205,13 +205,19 @@ static bool name_repeats(const char *module, const char *name)
 
 /* kfree's address in the kernel's DWARF, or 0: the anchor from which a
  * probe's address follows the kernel wherever it is loaded (kfree is
- * exported by every kernel, so the module can take its address). */
+ * exported by every kernel, so the module can take its address).  It is
+ * the symbol's address, which &kfree gives: on arm64 the DWARF's low_pc
+ * is 8 bytes past it (after ftrace's two NOPs), and an anchor taken from
+ * there put every probe 8 bytes early (on an autiasp, where a kprobe is
+ * refused, or before the instruction a .statement names).  The DWARF's
+ * low_pc only when the symbol table has no kfree. */
 static uint64_t kernel_anchor(void)
 {
 	static uint64_t addr;
 	static bool done;
 	if (!done) {
 		done = true;
+		addr = di_symbol_addr(NULL, "kfree");
 		Vec fs = di_functions(NULL, "kfree", NULL, false);
 		for (int i = 0; i < fs.len && !addr; i++) {
 			const DiFunction *f = fs.data[i];
@@ -230,6 +236,13 @@ static bool place_probe(const char *module, DiSource src, const DiFunction *f,
 {
 	d->difunc = f;
 	d->pc = pc;
+	/* an entry probe (and a .return's kretprobe, which must be there)
+	 * where the function's symbol is: on arm64 ftrace's two NOPs lie
+	 * between it and the DWARF's low_pc (pc stays the DWARF's: the
+	 * $variables are read as there) */
+	if (!f->inlined && pc == f->low_pc && src == DI_SRC_DWARF &&
+	    di_function_start(module, f) != pc)
+		d->place_pc = di_function_start(module, f);
 	if (src == DI_SRC_BTF) {        /* entries only, by symbol */
 		d->function = f->name;
 		d->offset = 0;
@@ -255,7 +268,7 @@ static bool place_probe(const char *module, DiSource src, const DiFunction *f,
 		return false;
 	}
 	d->function = outer->name;
-	d->offset = pc - outer->low_pc;
+	d->offset = d->place_pc ? 0 : pc - di_function_start(module, outer);
 	if (name_repeats(module, outer->name)) {
 		*why = xsprintf(_("module %s has more than one function called %s, "
 				  "and its symbol cannot say which"),

@@ -303,7 +303,7 @@ static const char *kprobe_where_run(const KernelPointData *d)
 	if (!d->kernel_anchor)
 		return "";
 	return xsprintf(" .file_addr = 0x%llxUL, .anchor = 0x%llxUL,",
-			(unsigned long long)d->pc,
+			(unsigned long long)(d->place_pc ? d->place_pc : d->pc),
 			(unsigned long long)d->kernel_anchor);
 }
 

@@ -27,6 +27,10 @@ typedef struct KernelPointData {
 	 * kfree is: kernel_anchor is kfree's address in the same file. */
 	uint64_t offset;
 	uint64_t kernel_anchor;
+	/* With kernel_anchor: the kernel address the kprobe goes at when it
+	 * is not pc (an out-of-line function's entry on arm64: its symbol,
+	 * 8 bytes before the DWARF's low_pc), else 0. */
+	uint64_t place_pc;
 	/* .callee of an out-of-line function: the probe (on the callee's
 	 * entry) runs only when the return address on the stack is this
 	 * call site's (a kernel address, moved as pc is), else 0. */
