@@ -922,6 +922,7 @@ tapc_dist_files = \
 	testsuite/run/tapset_atomic_users.out \
 	testsuite/run/tapset_atomic_users.stp \
 	testsuite/run/tapset_aux_syscalls_funcs.out \
+	testsuite/run/tapset_aux_syscalls_funcs.out.arm64 \
 	testsuite/run/tapset_aux_syscalls_funcs.stp \
 	testsuite/run/tapset_context_cmdline.args \
 	testsuite/run/tapset_context_cmdline.out \

@@ -257,6 +257,28 @@ static void check_cast_headers(Node *n)
 	sb_free(&out);
 }
 
+/* register("NAME") and u_register("NAME") of the registers tapset with a
+ * literal name: a name the target does not have is found here, not at
+ * run time ("Unknown register"), and one of another architecture's says
+ * whose it is. */
+static void check_register_name(Node *n)
+{
+	if (!n->func || !n->func->from_tapset || n->args.len != 1 ||
+	    (strcmp(n->name, "register") && strcmp(n->name, "u_register")))
+		return;
+	Node *a = vec_get(&n->args, 0);
+	const Arch *t = arch_target();
+	if (a->kind != N_STRING || !t->script_regs || arch_has_script_reg(t, a->str))
+		return;
+	const Arch *other = arch_other_with_script_reg(t, a->str);
+	if (other)
+		error_at(a->loc, _("'%s' is a register of %s, not of %s, the "
+				   "architecture this script is built for"),
+			 a->str, other->name, t->name);
+	else
+		error_at(a->loc, _("unknown register '%s' for %s"), a->str, t->name);
+}
+
 static void check_node(Node **slot, void *ctx);
 static void check_autocast(Checker *ck, Node *n);
 static bool check_typed(Checker *ck, Node *n);
@@ -956,6 +978,7 @@ static void check_node(Node **slot, void *ctx)
 		if (n->func && n->func->unavailable)
 			error_at(n->loc, _("function '%s' does not work in tapc yet: %s"),
 				 n->name, n->func->unavailable);
+		check_register_name(n);
 		break;
 	case N_PERF:
 		check_perf(ck, n);

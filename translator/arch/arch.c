@@ -25,6 +25,22 @@ const Arch *arch_by_name(const char *name)
 	return NULL;
 }
 
+bool arch_has_script_reg(const Arch *arch, const char *name)
+{
+	for (const char *const *r = arch->script_regs; r && *r; r++)
+		if (!strcmp(*r, name))
+			return true;
+	return false;
+}
+
+const Arch *arch_other_with_script_reg(const Arch *arch, const char *name)
+{
+	for (size_t i = 0; i < NARCHES; i++)
+		if (arches[i] != arch && arch_has_script_reg(arches[i], name))
+			return arches[i];
+	return NULL;
+}
+
 const Arch *arch_by_elf_machine(int machine)
 {
 	for (size_t i = 0; i < NARCHES; i++)

@@ -68,10 +68,22 @@ typedef struct Arch {
 					 * (vmlinux addresses below are
 					 * per-CPU offsets) */
 	int hw_breakpoints;             /* debug registers per CPU */
+
+	/* ---- the registers tapset ---- */
+	const char *const *script_regs; /* the names register() and
+					 * u_register() take (tapsets/NAME/
+					 * registers.stp), NULL-terminated:
+					 * a literal name not among them is
+					 * a pass-2 error */
 } Arch;
 
 extern const Arch arch_x86_64;
 extern const Arch arch_arm64;
+
+/* Whether NAME is one of ARCH's register() names. */
+bool arch_has_script_reg(const Arch *arch, const char *name);
+/* Another architecture that has register() name NAME, or NULL. */
+const Arch *arch_other_with_script_reg(const Arch *arch, const char *name);
 
 /* The architecture -a or uname -m names (any of its spellings), or NULL. */
 const Arch *arch_by_name(const char *name);

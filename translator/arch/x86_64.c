@@ -187,4 +187,10 @@ const Arch arch_x86_64 = {
 	.kernel_space_start = 0xffff800000000000ULL,
 	.kernel_image_start = 0xffffffff80000000ULL,
 	.hw_breakpoints = 4,
+	.script_regs = (const char *const[]){
+		"rax", "ax", "rbx", "bx", "rcx", "cx", "rdx", "dx", "rsi", "si",
+		"rdi", "di", "rbp", "bp", "rsp", "sp", "rip", "ip", "r8", "r9",
+		"r10", "r11", "r12", "r13", "r14", "r15", "orig_rax", "orig_ax",
+		"flags", "eflags", "xcs", "cs", "xss", "ss", "eax", "ebx", "ecx",
+		"edx", "esi", "edi", "ebp", "esp", "eip", "orig_eax", NULL },
 };
