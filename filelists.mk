@@ -518,6 +518,9 @@ tapc_dist_files = \
 	testsuite/golden/probes/procfs_umask_range.stp \
 	testsuite/golden/probes/procfs_write_value.err \
 	testsuite/golden/probes/procfs_write_value.stp \
+	testsuite/golden/probes/register_arm64_names.args \
+	testsuite/golden/probes/register_arm64_names.err \
+	testsuite/golden/probes/register_arm64_names.stp \
 	testsuite/golden/probes/session.p2 \
 	testsuite/golden/probes/session.stp \
 	testsuite/golden/probes/syscall_arm64.args \

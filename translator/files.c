@@ -368,3 +368,17 @@ int run_program(const char *const argv[], StrBuf *log, bool echo)
 		return WEXITSTATUS(status) == 127 ? -1 : WEXITSTATUS(status);
 	return -1;
 }
+
+bool program_on_path(const char *name)
+{
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	const char *path = getenv("PATH");
+	for (const char *s = path ? path : "/usr/bin:/bin"; *s;) {
+		size_t n = strcspn(s, ":");
+		if (n && access(xsprintf("%.*s/%s", (int)n, s, name), X_OK) == 0)
+			return true;
+		s += n + (s[n] == ':');
+	}
+	return false;
+}

@@ -44,6 +44,8 @@ const char *runtime_source_dir(void);
  * Returns its exit status, or -1 when it could not run (127: not found)
  * or died of a signal. */
 int run_program(const char *const argv[], StrBuf *log, bool echo);
+/* NAME is an executable on $PATH (or, holding a '/', that file is). */
+bool program_on_path(const char *name);
 /* PATH is a folder (symbolic links followed). */
 bool is_dir(const char *path);
 /* PATH is a regular file (symbolic links followed). */

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 /* The names the kernel's own build gives its key pair: the private key
@@ -41,68 +40,6 @@ bool sign_requested(void)
 const char *sign_identity(void)
 {
 	return requested ? identity : NULL;
-}
-
-/* ================= running a program ================= */
-
-/* A program on PATH. */
-static bool on_path(const char *name)
-{
-	const char *path = getenv("PATH");
-	for (const char *s = path ? path : "/usr/bin:/bin"; *s;) {
-		size_t n = strcspn(s, ":");
-		if (n && access(xsprintf("%.*s/%s", (int)n, s, name), X_OK) == 0)
-			return true;
-		s += n + (s[n] == ':');
-	}
-	return false;
-}
-
-/* Run ARGV (NULL-terminated) with stdin from /dev/null and its stdout and
- * stderr collected in OUT.  Its exit status, or -1 when it could not run
- * or died of a signal. */
-static int run_collect(const char *const *argv, StrBuf *out)
-{
-	int pfd[2];
-	if (pipe(pfd) != 0)
-		return -1;
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		close(pfd[1]);
-		setenv("LC_ALL", "C", 1);
-		execvp(argv[0], (char **)argv);
-		fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(pfd[1]);
-	char buf[4096];
-	ssize_t n;
-	while ((n = read(pfd[0], buf, sizeof buf)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		sb_putn(out, buf, n);
-	}
-	close(pfd[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* The last line of a program's output, for an error message. */
@@ -207,7 +144,7 @@ static bool generate_pair(const char *dir, const char *key, const char *cert,
 	StrBuf out = { 0 };
 	mode_t old = umask(077);   /* the private key is the user's only */
 	verbose(1, _("Pass 4: making a module signing key in %s\n"), dir);
-	int st = run_collect(argv, &out);
+	int st = run_program(argv, &out, false);
 	umask(old);
 	unlink(cfg);
 	if (st != 0 || !is_file(tkey) || !is_file(tcert)) {
@@ -322,7 +259,7 @@ bool sign_prepare(void)
 		return false;
 	}
 	if (!have_key) {
-		if (!on_path("openssl")) {
+		if (!program_on_path("openssl")) {
 			error_plain(_("--sign-module: no openssl to make the signing key in "
 				      "%s: install the package openssl"), key_dir);
 			return false;
@@ -382,7 +319,7 @@ bool sign_module_file(const char *ko)
 	const char *argv[] = { sign_file_path(), hash, key, cert, ko, NULL };
 	StrBuf out = { 0 };
 	verbose(2, _("Pass 4: signing %s with %s (%s)\n"), ko, cert, hash);
-	int st = run_collect(argv, &out);
+	int st = run_program(argv, &out, false);
 	bool ok = st == 0 && is_signed(ko);
 	if (!ok)
 		error_plain(_("--sign-module: %s could not sign %s with %s: %s"),

@@ -161,21 +161,6 @@ const Vec *target_kbuild_vars(void)
 	return &v;
 }
 
-/* A program on PATH (or a path to one). */
-static bool have_program(const char *name)
-{
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0;
-	const char *path = getenv("PATH");
-	for (const char *s = path ? path : "/usr/bin:/bin"; *s;) {
-		size_t n = strcspn(s, ":");
-		if (n && access(xsprintf("%.*s/%s", (int)n, s, name), X_OK) == 0)
-			return true;
-		s += n + (s[n] == ':');
-	}
-	return false;
-}
-
 /* A cross build needs the target's compiler: said at the start, not after
  * passes 1-3 (listings and -p1..-p3 do not compile). */
 static bool check_cross_compiler(void)
@@ -183,7 +168,7 @@ static bool check_cross_compiler(void)
 	if (!cross || sess.listing || sess.last_pass < 4)
 		return true;
 	const char *cc = xsprintf("%sgcc", cross_prefix());
-	if (have_program(cc))
+	if (program_on_path(cc))
 		return true;
 	if (make_var("CROSS_COMPILE"))
 		error_plain(_("no cross compiler %s (from -B CROSS_COMPILE=%s) to build "
