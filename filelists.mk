@@ -966,6 +966,9 @@ tapc_dist_files = \
 	testsuite/run/tapset_inet_tcp.stp \
 	testsuite/run/tapset_init_order.out \
 	testsuite/run/tapset_init_order.stp \
+	testsuite/run/tapset_inner_compat.args \
+	testsuite/run/tapset_inner_compat.out \
+	testsuite/run/tapset_inner_compat.stp \
 	testsuite/run/tapset_inner_decoders.out \
 	testsuite/run/tapset_inner_decoders.stp \
 	testsuite/run/tapset_inner_net.args \
@@ -1523,6 +1526,7 @@ tapc_dist_files = \
 	testsuite/vm/usyms/src/usy.c \
 	testsuite/vm/usyms/ubt.out \
 	testsuite/vm/usyms/ubt.sh \
+	testsuite/vm/workloads/compat_structs.c \
 	testsuite/vm/workloads/file_rw.c \
 	testsuite/vm/workloads/forkexec.c \
 	testsuite/vm/workloads/getppid_loop.c \
