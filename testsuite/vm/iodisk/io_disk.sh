@@ -21,4 +21,12 @@ echo "file"
 taprun -c 'sh -c "dd if=/dev/zero of=/mnt/io/f bs=4096 count=4 conv=fsync 2>/dev/null; echo 3 >/proc/sys/vm/drop_caches; cat /mnt/io/f >/dev/null"' io_disk.ko files_only=1
 echo "status $?"
 umount /mnt/io
+# Leave the kernel as the case found it: the modules out again, newest
+# first (later cases count on ext4 not being loaded: run-probes_regfail_trace).
+awk '{ m[NR] = $0 } END { for (i = NR; i > 0; i--) print m[i] }' kmod/order |
+while read -r m; do
+	m=${m%.ko}
+	rmmod "$(echo "$m" | tr - _)" 2>/dev/null
+done
+grep -q '^ext4 ' /proc/modules && echo "ext4 is still loaded"
 exit 0
