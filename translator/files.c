@@ -369,16 +369,30 @@ int run_program(const char *const argv[], StrBuf *log, bool echo)
 	return -1;
 }
 
-bool program_on_path(const char *name)
+bool is_exec_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+const char *find_on_path(const char *name)
 {
 	if (strchr(name, '/'))
-		return access(name, X_OK) == 0;
+		return is_exec_file(name) ? name : NULL;
 	const char *path = getenv("PATH");
 	for (const char *s = path ? path : "/usr/bin:/bin"; *s;) {
 		size_t n = strcspn(s, ":");
-		if (n && access(xsprintf("%.*s/%s", (int)n, s, name), X_OK) == 0)
-			return true;
+		if (n) {
+			const char *c = xsprintf("%.*s/%s", (int)n, s, name);
+			if (is_exec_file(c))
+				return c;
+		}
 		s += n + (s[n] == ':');
 	}
-	return false;
+	return NULL;
+}
+
+bool program_on_path(const char *name)
+{
+	return find_on_path(name) != NULL;
 }

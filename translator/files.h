@@ -44,7 +44,12 @@ const char *runtime_source_dir(void);
  * Returns its exit status, or -1 when it could not run (127: not found)
  * or died of a signal. */
 int run_program(const char *const argv[], StrBuf *log, bool echo);
-/* NAME is an executable on $PATH (or, holding a '/', that file is). */
+/* PATH is a regular file we may run. */
+bool is_exec_file(const char *path);
+/* Where $PATH has the program NAME (a regular, executable file), or NULL;
+ * a NAME holding a '/' is that file. */
+const char *find_on_path(const char *name);
+/* find_on_path(NAME) is not NULL. */
 bool program_on_path(const char *name);
 /* PATH is a folder (symbolic links followed). */
 bool is_dir(const char *path);

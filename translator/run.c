@@ -39,12 +39,6 @@ void explain_no_run(const char *why)
 			  "'scripts/run-in-vm SCRIPT.stp [-- COMMAND]'\n"));
 }
 
-static bool is_exec_file(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
-}
-
 /* $TAPC_TAPRUN: a stand-in loader (tests), which any kernel can "run". */
 const char *stand_in_taprun(void)
 {
@@ -67,18 +61,7 @@ const char *find_taprun(void)
 		if (is_exec_file(b))
 			return b;
 	}
-	const char *path = getenv("PATH");
-	for (const char *p = path ? path : ""; *p;) {
-		const char *end = strchr(p, ':');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		if (len) {
-			const char *c = xsprintf("%.*s/taprun", (int)len, p);
-			if (is_exec_file(c))
-				return c;
-		}
-		p += len + (end ? 1 : 0);
-	}
-	return NULL;
+	return find_on_path("taprun");
 }
 
 /* The static taprun built for ARCH (a cross build's target): in the build
