@@ -1206,6 +1206,9 @@ tapc_dist_files = \
 	testsuite/vm-sign/enrolled/e_lockdown.err \
 	testsuite/vm-sign/enrolled/e_lockdown.out \
 	testsuite/vm-sign/enrolled/e_lockdown.sh \
+	testsuite/vm-sign/enrolled/f_lockdown_forced.err \
+	testsuite/vm-sign/enrolled/f_lockdown_forced.out \
+	testsuite/vm-sign/enrolled/f_lockdown_forced.sh \
 	testsuite/vm-sign/sign/a_signed_loads.err \
 	testsuite/vm-sign/sign/a_signed_loads.out \
 	testsuite/vm-sign/sign/a_signed_loads.sh \
