@@ -110,12 +110,22 @@ struct tap_context *tap_context_enter(const char *probe_point, int state)
 	if (unlikely(!tap_contexts || smp_processor_id() >= (int)tap_ncontexts))
 		goto skip;
 	c = tap_contexts[smp_processor_id()];
-	if (atomic_cmpxchg(&c->busy, 0, 1) != 0) {
+	/*
+	 * The context is this CPU's and preemption is off, so only an
+	 * interrupt or NMI on this CPU can come in between the test and the
+	 * store, and it has run to its end (busy back to 0) before this
+	 * code goes on: a plain load and store do what a locked cmpxchg
+	 * did, without its cost on every hit.  barrier(): the compiler
+	 * keeps the store before the context is filled in.
+	 */
+	if (atomic_read(&c->busy)) {
 		tap_count_skip(TAP_SKIP_REENTRANT);
 		if (state == TAP_STATE_RUNNING)
 			atomic_inc(&tap_skipped_running);
 		goto skip;
 	}
+	atomic_set(&c->busy, 1);
+	barrier();
 	c->state = state;
 	c->probe_point = probe_point;
 	c->probe_name = probe_point;
@@ -238,6 +248,7 @@ void tap_context_exit(struct tap_context *c)
 		tap_overload_check(c);
 	}
 #endif
+	barrier();	/* the handler's last use of the context comes first */
 	atomic_set(&c->busy, 0);
 	preempt_enable();
 }

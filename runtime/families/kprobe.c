@@ -126,7 +126,11 @@ static void notrace _tap_ftentry_call(unsigned long ip, unsigned long parent_ip,
 
 	/* A probed function called from a handler: skipped and counted, as
 	 * the kprobe layer counts it (nmissed).  The lock also keeps
-	 * preemption off while the handlers run. */
+	 * preemption off while the handlers run.  It is this callback's own
+	 * (the ops has no FTRACE_OPS_FL_RECURSION, as the kprobe layer's
+	 * has none): with that flag ftrace would call it through
+	 * ftrace_ops_assist_func(), which takes the same lock a second time
+	 * and adds a call on every hit. */
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		tap_count_skip(TAP_SKIP_REENTRANT);
@@ -190,7 +194,7 @@ static __maybe_unused int _tap_kprobes_arm(struct _tap_kprobe *k, int n)
 		fe->table = k;
 		fe->n = m;
 		fe->ops.func = _tap_ftentry_call;
-		fe->ops.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION;
+		fe->ops.flags = FTRACE_OPS_FL_SAVE_REGS;
 		if (nips && ftrace_set_filter_ips(&fe->ops, ips, nips, 0, 0) == 0 &&
 		    register_ftrace_function(&fe->ops) == 0) {
 			fe->armed = true;

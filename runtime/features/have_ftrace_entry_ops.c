@@ -3,7 +3,10 @@
  * pt_regs (FTRACE_OPS_FL_SAVE_REGS: DYNAMIC_FTRACE_WITH_REGS, which x86-64
  * has and arm64 had up to 6.4), where kprobes sit on ftrace sites
  * (KPROBES_ON_FTRACE: x86-64).  Function-entry probes are then armed with
- * one code update instead of one per probe.
+ * one code update instead of one per probe.  The callback takes ftrace's
+ * recursion lock itself, which keeps preemption off from 5.16 on (older
+ * kernels lack ftrace_set_filter_ips() anyway), so the ops needs no
+ * FTRACE_OPS_FL_RECURSION.
  * exports: ftrace_set_filter_ips register_ftrace_function unregister_ftrace_function ftrace_free_filter
  */
 #include <linux/ftrace.h>
@@ -26,7 +29,7 @@ static void __maybe_unused tap_probe_call(unsigned long ip, unsigned long parent
 
 static struct ftrace_ops tap_probe_ops __maybe_unused = {
 	.func = tap_probe_call,
-	.flags = FTRACE_OPS_FL_SAVE_REGS | FTRACE_OPS_FL_RECURSION,
+	.flags = FTRACE_OPS_FL_SAVE_REGS,
 };
 
 static int __maybe_unused tap_probe(unsigned long *ips, unsigned int n, struct kprobe *kp)
