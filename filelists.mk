@@ -698,6 +698,7 @@ tapc_dist_files = \
 	testsuite/run-vm-6.12 \
 	testsuite/run-vm-arm64 \
 	testsuite/run-vm-sign \
+	testsuite/run-vm-sign-efi \
 	testsuite/run/abort_warn.err \
 	testsuite/run/abort_warn.out \
 	testsuite/run/abort_warn.stp \
@@ -1188,6 +1189,26 @@ tapc_dist_files = \
 	testsuite/unit/test_udwarf.c \
 	testsuite/unit/test_usyms.c \
 	testsuite/unit/test_util.c \
+	testsuite/vm-sign/enrolled/a_keyring.err \
+	testsuite/vm-sign/enrolled/a_keyring.out \
+	testsuite/vm-sign/enrolled/a_keyring.sh \
+	testsuite/vm-sign/enrolled/arch \
+	testsuite/vm-sign/enrolled/b_signed.err \
+	testsuite/vm-sign/enrolled/b_signed.out \
+	testsuite/vm-sign/enrolled/b_signed.sh \
+	testsuite/vm-sign/enrolled/build-modules \
+	testsuite/vm-sign/enrolled/c_other.err \
+	testsuite/vm-sign/enrolled/c_other.out \
+	testsuite/vm-sign/enrolled/c_other.sh \
+	testsuite/vm-sign/enrolled/d_unsigned.err \
+	testsuite/vm-sign/enrolled/d_unsigned.out \
+	testsuite/vm-sign/enrolled/d_unsigned.sh \
+	testsuite/vm-sign/enrolled/e_lockdown.err \
+	testsuite/vm-sign/enrolled/e_lockdown.out \
+	testsuite/vm-sign/enrolled/e_lockdown.sh \
+	testsuite/vm-sign/enrolled/f_lockdown_forced.err \
+	testsuite/vm-sign/enrolled/f_lockdown_forced.out \
+	testsuite/vm-sign/enrolled/f_lockdown_forced.sh \
 	testsuite/vm-sign/sign/a_signed_loads.err \
 	testsuite/vm-sign/sign/a_signed_loads.out \
 	testsuite/vm-sign/sign/a_signed_loads.sh \
@@ -1211,6 +1232,7 @@ tapc_dist_files = \
 	testsuite/vm-sign/sign/g_badsig.out \
 	testsuite/vm-sign/sign/g_badsig.sh \
 	testsuite/vm-sign/sign/hi.stp \
+	testsuite/vm-sign/uefi-vars \
 	testsuite/vm/init \
 	testsuite/vm/iodisk/arch \
 	testsuite/vm/iodisk/build-modules \

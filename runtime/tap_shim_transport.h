@@ -258,6 +258,15 @@ static inline unsigned long copy_from_user(void *dst, const void *src,
 	return 0;
 }
 
+/* lockdown: the test sets tap_test_locked_down to lock debugfs */
+enum lockdown_reason { LOCKDOWN_DEBUGFS };
+extern bool tap_test_locked_down;
+static inline int security_locked_down(enum lockdown_reason what)
+{
+	(void)what;
+	return tap_test_locked_down ? -EPERM : 0;
+}
+
 /* debugfs and procfs entries: one table, a folder level deep, as the
  * transport makes them.  Each entry is counted as an allocation. */
 struct tap_test_entry {

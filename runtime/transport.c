@@ -62,6 +62,7 @@
 #include <linux/proc_fs.h>
 #include <linux/relay.h>
 #include <linux/sched.h>
+#include <linux/security.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -1028,9 +1029,16 @@ static int tap_pick_mode(void)
 	return 0;
 }
 
-/* Without debugfs, "auto" falls back to procfs (relay cannot). */
+/* Without debugfs, "auto" falls back to procfs (relay cannot).  So it
+ * does under lockdown (what Secure Boot turns on): debugfs is there, but
+ * its files open for writing, ctl among them, only with EPERM. */
 static int tap_make_dir(void)
 {
+	if (!tap_tp.use_procfs && !tap_tp.forced &&
+	    security_locked_down(LOCKDOWN_DEBUGFS)) {
+		tap_tp.use_procfs = true;
+		tap_tp.mode = TAP_TRACE_RING;
+	}
 	if (!tap_tp.use_procfs) {
 		struct dentry *d = debugfs_create_dir(tap_tp.dirname, NULL);
 

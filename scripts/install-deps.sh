@@ -11,7 +11,9 @@
 #            headers (6.1.0-56-amd64, the release the tests expect, when the
 #            archive still has it; else the current linux-image-amd64),
 #            cpio, kmod, xz-utils, zstd
-#   --test   --vm, plus openssl (--sign-module's tests), clang for the
+#   --test   --vm, plus openssl (--sign-module's tests), ovmf and python3
+#            (the vm-sign-efi group's UEFI boot and its variable store
+#            editor, testsuite/vm-sign/uefi-vars), clang for the
 #            fuzz target, the 6.12 kernel (image and headers) the vm-6.12
 #            group runs every case in, the kernels'
 #            debug packages (linux-image-RELEASE-dbg: the real System.map
@@ -43,7 +45,7 @@ for a in "$@"; do
 	--vm) vm=1 ;;
 	--arm64) arm64=1 ;;
 	--arm64-dbg) arm64=--dbg ;;
-	--test) vm=1; [ -n "$arm64" ] || arm64=1; arm64_ssh=1; pkgs+=(openssl clang libclang-rt-14-dev bpftrace systemtap
+	--test) vm=1; [ -n "$arm64" ] || arm64=1; arm64_ssh=1; pkgs+=(openssl ovmf python3-minimal clang libclang-rt-14-dev bpftrace systemtap
 			     systemtap-sdt-dev python3.11-minimal)
 		optional+=(linux-headers-6.12.107+deb12-amd64
 			   linux-image-6.12.107+deb12-amd64

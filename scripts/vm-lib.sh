@@ -253,6 +253,11 @@ vm_kernel() {
 # (ttyAMA0), the console.  The case channel is a virtio console (hvc0) on
 # virtio-mmio: tapc.chan=hvc0 tells /init, which loads virtio_mmio and
 # virtio_console first (modules in Debian's kernel; mkinitramfs --early).
+#
+# With vm_uefi_vars set to a variable store image (x86-64 only), the VM
+# boots under OVMF (vm_ovmf_code) with that store as its writable flash:
+# the kernel (the compressed image, whose EFI stub OVMF starts) then has
+# UEFI's runtime services and reads db and the other variables from it.
 vm_qemu() {
 	if [ "$vm_arch" = arm64 ]; then
 		vm_qemu_cmd=(qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on
@@ -270,7 +275,17 @@ vm_qemu() {
 		-kernel "$1" -initrd "$2"
 		-append "console=ttyS0 quiet loglevel=3 panic=-1${5:+ $5}"
 		-serial "file:$3" -serial "file:$4")
+	[ -z "${vm_uefi_vars:-}" ] || vm_qemu_cmd+=(
+		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$vm_ovmf_code"
+		-drive "if=pflash,format=raw,unit=1,file=$vm_uefi_vars")
 }
+
+# OVMF's code for a UEFI boot of the x86-64 VM (package ovmf), matching
+# the 4 MiB variable stores testsuite/vm-sign/uefi-vars edits; the plain
+# build, without secure boot (no SMM, which TCG would pay for): the
+# firmware only has to hand the kernel its variables.
+vm_ovmf_code=${VM_OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
+vm_ovmf_vars=${VM_OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 
 # mkinitramfs's options for the VM's architecture and RELEASE: the
 # busybox, and for arm64 the modules /init loads before anything else

@@ -68,6 +68,13 @@ int control_open(struct session *s)
 			msg_error(_("module '%s': no control file in %s/%s%s or /proc/%s%s: is it a tapc module?"),
 				  s->name, control_debugfs_dir(), TAP_DIR_PREFIX,
 				  s->name, TAP_DIR_PREFIX, s->name);
+		/* the module made its files in debugfs although lockdown
+		 * lets no one open them for writing: _tap_transport forced
+		 * it there, or an older tapc built it */
+		else if (err == -EPERM && locked_down() &&
+			 strncmp(s->dir, "/proc/", 6) != 0)
+			msg_error(_("module '%s': cannot open %s: the kernel is locked down (as under Secure Boot), which closes debugfs; load it without _tap_transport=ring or relay, so that its files are in /proc (a module of an older tapc: build it again)"),
+				  s->name, path);
 		else
 			msg_error(_("module '%s': cannot open %s: %s"), s->name,
 				  path, strerror(-err));

@@ -69,7 +69,7 @@ static bool sig_enforced(void)
 
 /* Lockdown "integrity" or "confidentiality": the selected mode is in
  * brackets ("none [integrity] confidentiality"). */
-static bool locked_down(void)
+bool locked_down(void)
 {
 	char v[128];
 

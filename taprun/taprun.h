@@ -75,6 +75,8 @@ int module_load(const char *path, const char *name, const char *params);
  * true; closes the fd either way. */
 int sig_watch_start(void);
 bool sig_explain(int kmsg_fd, const char *path, const char *name, int err);
+/* whether the kernel is locked down (integrity or confidentiality) */
+bool locked_down(void);
 int module_unload(const char *name, int wait_ms, bool missing_ok);
 
 /* session.c */

@@ -16,6 +16,7 @@ int tap_test_kernel_log;
 void (*tap_test_sleep_hook)(void);
 struct task_struct tap_test_task = { 4242 };
 struct tap_test_entry tap_test_entries[TAP_TEST_MAX_ENTRIES];
+bool tap_test_locked_down;
 const struct file_operations relay_file_operations;
 
 static int failures, checks;
@@ -207,6 +208,17 @@ static void test_setup_failures(void)
 	points = walk_setup("auto", &fallbacks);
 	CHECK_INT(points, 3 + 3 * 4 + 1 + 4);
 	CHECK_INT(fallbacks, 1);
+	/* auto under lockdown: procfs from the start, no debugfs folder
+	 * tried (and so no fallback point); a forced ring keeps debugfs */
+	tap_test_locked_down = true;
+	points = walk_setup("auto", &fallbacks);
+	CHECK_INT(points, 4 + 3 * 4 + 1 + 4);
+	CHECK_INT(fallbacks, 0);
+	CHECK_INT(tap_tp.use_procfs, 1);
+	points = walk_setup("ring", &fallbacks);
+	CHECK_INT(points, 4 + 3 * 4 + 1 + 4);
+	CHECK_INT(tap_tp.use_procfs, 0);
+	tap_test_locked_down = false;
 	/* a bad transport name fails before any allocation */
 	tap_param_transport = "carrier-pigeon";
 	CHECK_INT(tap_transport_init("walk"), -EINVAL);
