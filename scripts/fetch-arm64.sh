@@ -2,7 +2,8 @@
 # fetch-arm64.sh - install and fetch what building modules for arm64 and
 # the arm64 test VM need, on this amd64 machine, from Debian's packages.
 #
-#   scripts/fetch-arm64.sh [--release R]... [--dbg] [--update] [--no-install]
+#   scripts/fetch-arm64.sh [--release R]... [--dbg] [--ssh] [--update]
+#                          [--no-install]
 #
 # On the host (apt-get install, amd64): gcc-aarch64-linux-gnu and
 # libc6-dev-arm64-cross (cross builds, the static arm64 taprun and
@@ -23,6 +24,11 @@
 #   usr/lib/debug/...                                 linux-image-R-dbg
 #                                                     (--dbg only: ~800 MB
 #                                                     download, ~5 GB)
+#   usr/sbin/dropbear, lib/aarch64-linux-gnu/...      dropbear-bin:arm64 and
+#                                                     the libraries it links
+#                                                     (--ssh only, ~4 MB: the
+#                                                     arm64 VM as an ssh
+#                                                     target, run-remote)
 # The headers' scripts and tools links point at the host's
 # /usr/lib/linux-kbuild-*, their Makefile includes the common folder
 # here (not /usr/src), so a module builds with
@@ -40,14 +46,15 @@
 set -euo pipefail
 
 dir=${TAPC_ARM64_DIR:-/var/cache/tapc/arm64}
-releases=() dbg= update= install=1
+releases=() dbg= ssh= update= install=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--release) releases+=("$2"); shift 2 ;;
 	--dbg) dbg=1; shift ;;
+	--ssh) ssh=1; shift ;;
 	--update) update=1; shift ;;
 	--no-install) install=; shift ;;
-	-h|--help) sed -n '2,40s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	-h|--help) sed -n '2,47s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	*) echo "fetch-arm64.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -101,6 +108,11 @@ apt_opts=(-o "Dir::State=$dir/apt/state" -o "Dir::State::status=$dir/apt/state/s
 	  -o APT::Architecture=arm64 -o APT::Architectures=arm64 -q)
 
 wanted=(busybox-static)
+# dropbear and what it links (readelf -d NEEDED, and theirs): Debian's
+# arm64 dropbear runs from the arm64 VM's initramfs as an ssh server
+# (testsuite/vm/mkinitramfs --arch arm64 --ssh-server)
+[ -z "$ssh" ] || wanted+=(dropbear-bin libc6 libcrypt1 libtomcrypt1 libtommath1
+			  libgmp10 zlib1g)
 for r in "${releases[@]}"; do
 	wanted+=("linux-image-$r" "linux-headers-$r")
 	[ -z "$dbg" ] || wanted+=("linux-image-$r-dbg")
@@ -153,7 +165,8 @@ for p in "${need[@]}"; do
 	fi
 	if [ -z "$v" ]; then
 		case $p in
-		busybox-static|linux-headers-6.1.*|linux-image-6.1.0-*-arm64) die "the archive has no $p:arm64" ;;
+		busybox-static|linux-headers-6.1.*|linux-image-6.1.0-*-arm64|dropbear-bin|lib*|zlib1g)
+			die "the archive has no $p:arm64" ;;
 		esac
 		echo "fetch-arm64: warning: the archive has no $p:arm64; skipped" >&2
 		continue

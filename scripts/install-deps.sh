@@ -20,7 +20,9 @@
 #            and DWARF; the suite passes with and without them), and for
 #            the usdt group and the SDT VM cases: bpftrace, SystemTap (stap
 #            -L and its dtrace/sdt.h, systemtap-sdt-dev) and python3.11
-#            (its markers); and --arm64
+#            (its markers); and --arm64 with the arm64 dropbear and its
+#            libraries (fetch-arm64.sh --ssh: the remote group's arm64
+#            target)
 #   --bench  --vm, plus time and hyperfine
 #   --arm64  then scripts/fetch-arm64.sh: the cross compiler, qemu for
 #            arm64 and Debian's arm64 kernels (6.1 and 6.12), headers and
@@ -37,13 +39,13 @@ optional=()
 vm_pkgs=(qemu-system-x86 busybox-static linux-image-amd64 linux-headers-amd64
 	 cpio kmod xz-utils zstd dropbear-bin openssh-client)
 vm_optional=(linux-image-6.1.0-56-amd64 linux-headers-6.1.0-56-amd64)
-vm= arm64=
+vm= arm64= arm64_ssh=
 for a in "$@"; do
 	case "$a" in
 	--vm) vm=1 ;;
 	--arm64) arm64=1 ;;
 	--arm64-dbg) arm64=--dbg ;;
-	--test) vm=1; [ -n "$arm64" ] || arm64=1; pkgs+=(openssl ovmf python3-minimal clang libclang-rt-14-dev bpftrace systemtap
+	--test) vm=1; [ -n "$arm64" ] || arm64=1; arm64_ssh=1; pkgs+=(openssl ovmf python3-minimal clang libclang-rt-14-dev bpftrace systemtap
 			     systemtap-sdt-dev python3.11-minimal)
 		optional+=(linux-headers-6.12.107+deb12-amd64
 			   linux-image-6.12.107+deb12-amd64
@@ -72,6 +74,7 @@ fetch_arm64() {
 	[ -n "$arm64" ] || return 0
 	local args=()
 	[ "$arm64" != --dbg ] || args=(--dbg)
+	[ -z "$arm64_ssh" ] || args+=(--ssh)
 	# the archive may lack an arm64 release: the arm64 tests then skip
 	bash "$(dirname "$0")/fetch-arm64.sh" "${args[@]}" ||
 		echo "install-deps.sh: warning: fetching the arm64 packages failed;" \

@@ -13,6 +13,7 @@
  * removes the folder.  The targets' output is merged here line by line.
  * No program of tapc's own but taprun runs on a target. */
 #include "driver.h"
+#include "arch/arch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -339,6 +340,13 @@ static void probe_targets(bool make_dir)
 		}
 		r->release = xstrdup(rel);
 		r->arch = xstrdup(tapc_arch(mach));
+		/* said here, by target: the build would only say "-a ARCH" */
+		if (!arch_by_name(r->arch)) {
+			fprintf(stderr, _("tapc: %s: its architecture '%s' (uname -m) is not "
+					  "one tapc builds for (it knows %s)\n"),
+				target_name(r), mach, arch_names());
+			r->failed = true;
+		}
 	}
 
 }
@@ -381,12 +389,23 @@ static int build_only(int argc, char **argv)
 			rc = 1;
 			continue;
 		}
-		if (same_kernel_as(i) >= 0)
-			continue;
-		r->built = true;
-		int st = build_for(argc, argv, r->arch, r->release, sess.last_pass, NULL);
-		if (st != 0)
+		int j = same_kernel_as(i);
+		if (j >= 0) {
+			Remote *o = vec_get(&remotes, j);
+			if (!o->failed)
+				continue;
+		} else {
+			r->built = true;
+			int st = build_for(argc, argv, r->arch, r->release, sess.last_pass,
+					   NULL);
+			if (st == 0)
+				continue;
 			rc = st > 0 ? st : 1;
+		}
+		/* the build's own error names no target: say which ones */
+		fprintf(stderr, _("tapc: %s: the build for its kernel %s (%s) failed\n"),
+			target_name(r), r->release, r->arch);
+		r->failed = true;
 	}
 	return rc;
 }
