@@ -760,6 +760,8 @@ tapc_dist_files = \
 	testsuite/run/di_statement.stp \
 	testsuite/run/di_var.out \
 	testsuite/run/di_var.stp \
+	testsuite/run/di_var_percpu.out \
+	testsuite/run/di_var_percpu.stp \
 	testsuite/run/embedded_stap_api.args \
 	testsuite/run/embedded_stap_api.out \
 	testsuite/run/embedded_stap_api.stp \
