@@ -698,6 +698,7 @@ tapc_dist_files = \
 	testsuite/run-vm \
 	testsuite/run-vm-6.12 \
 	testsuite/run-vm-arm64 \
+	testsuite/run-vm-arm64-6.12 \
 	testsuite/run-vm-sign \
 	testsuite/run/abort_warn.err \
 	testsuite/run/abort_warn.out \
