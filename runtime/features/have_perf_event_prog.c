@@ -4,6 +4,8 @@
  * there too, but a BPF program replaced the overflow handler instead
  * (orig_overflow_handler, have_perf_orig_overflow_handler.c), so
  * runtime/arch/arm64.h reads this answer only when that one is missing.
+ * The hook takes the prog off a disabled event before releasing it:
+ * exports: perf_event_disable
  */
 #include <linux/bpf.h>
 #include <linux/filter.h>
