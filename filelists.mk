@@ -28,6 +28,7 @@ tapc_data_files = \
 	runtime/features/have_ftrace_entry_ops.c \
 	runtime/features/have_hrtimer_setup.c \
 	runtime/features/have_module_memory.c \
+	runtime/features/have_perf_event_prog.c \
 	runtime/features/have_perf_orig_overflow_handler.c \
 	runtime/features/have_uprobe_filter_ctx.c \
 	runtime/features/have_uprobe_register_struct.c \
@@ -697,6 +698,7 @@ tapc_dist_files = \
 	testsuite/run-vm \
 	testsuite/run-vm-6.12 \
 	testsuite/run-vm-arm64 \
+	testsuite/run-vm-arm64-6.12 \
 	testsuite/run-vm-sign \
 	testsuite/run-vm-sign-efi \
 	testsuite/run/abort_warn.err \
@@ -760,6 +762,8 @@ tapc_dist_files = \
 	testsuite/run/di_statement.stp \
 	testsuite/run/di_var.out \
 	testsuite/run/di_var.stp \
+	testsuite/run/di_var_percpu.out \
+	testsuite/run/di_var_percpu.stp \
 	testsuite/run/embedded_stap_api.args \
 	testsuite/run/embedded_stap_api.out \
 	testsuite/run/embedded_stap_api.stp \

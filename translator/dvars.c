@@ -480,18 +480,44 @@ static uint64_t kaslr_ref(void)
 	return v && v->loc.kind == DI_LOC_ADDR ? v->loc.addr : 0;
 }
 
+/* Is addr in vmlinux's per-CPU section, where that is linked inside the
+ * image ([__per_cpu_start, __per_cpu_end) of its symbol table: arm64)?
+ * Such an address is the boot copy's, which nothing uses once the
+ * per-CPU areas are set up: a CPU's copy is at it plus KASLR's offset
+ * plus that CPU's per-CPU offset. */
+static bool in_image_percpu(uint64_t addr)
+{
+	static uint64_t start, end;
+	static bool looked;
+	if (!looked) {
+		looked = true;
+		start = di_any_symbol_addr(NULL, "__per_cpu_start");
+		end = di_any_symbol_addr(NULL, "__per_cpu_end");
+		if (start < arch_target()->kernel_image_start || end <= start)
+			start = end = 0;
+	}
+	return addr >= start && addr < end;
+}
+
 /* A DWARF location in vmlinux with a fixed address needs relocating:
- * 1 for an address in the kernel image, 2 for a per-CPU offset, 0 for
- * none.  The per-CPU section is linked at 0, so an address below where
+ * 1 for an address in the kernel image, 2 for a per-CPU offset, 3 for a
+ * per-CPU variable of a section linked in the image, 0 for none.  Where
+ * the per-CPU section is linked at 0 (x86-64), an address below where
  * the kernel image is linked (arch/) is a per-CPU variable's offset. */
+static int reloc_kind(uint64_t addr)
+{
+	if (addr < arch_target()->kernel_image_start)
+		return 2;
+	return in_image_percpu(addr) ? 3 : 1;
+}
+
 static int needs_reloc(const DiLocation *l)
 {
-	const uint64_t image = arch_target()->kernel_image_start;
 	if (l->kind == DI_LOC_ADDR)
-		return l->addr < image ? 2 : 1;
+		return reloc_kind(l->addr);
 	for (size_t i = 0; l->kind == DI_LOC_EXPR && i < l->expr_len; i++)
 		if (l->expr[i].op == 0x03 /* DW_OP_addr */)
-			return l->expr[i].n1 < image ? 2 : 1;
+			return reloc_kind(l->expr[i].n1);
 	return 0;
 }
 
@@ -538,6 +564,8 @@ static bool set_reloc(TargetPath *tp, const char *module, Loc loc, bool report)
 		tp->reloc_percpu = true;
 		return true;
 	}
+	tp->reloc_percpu = kind == 3;   /* the running CPU's copy, moved
+					 * by KASLR too */
 	tp->reloc_ref = kaslr_ref();
 	if (!tp->reloc_ref) {
 		REPORT(loc, _("'%s' is at a fixed address in the kernel, and the kernel's "

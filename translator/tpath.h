@@ -54,9 +54,10 @@ typedef struct TargetPath {
 	bool reloc;             /* DW_OP_addr of vmlinux: add the KASLR
 				 * offset (found through reloc_ref) */
 	uint64_t reloc_ref;     /* jiffies_64's address in the file */
-	bool reloc_percpu;      /* the address is a per-CPU variable's offset
-				 * (the kernel links them from 0): add the running
-				 * CPU's per-CPU base instead */
+	bool reloc_percpu;      /* a per-CPU variable: without reloc_ref its
+				 * offset (the kernel links them from 0): add the
+				 * running CPU's per-CPU base instead; with it, its
+				 * boot copy in the image (arm64): add both */
 	bool user;              /* user-space memory */
 	bool ureloc;            /* DW_OP_addr of a PIE or library: add its
 				 * load bias, the probe's instruction pointer

@@ -49,6 +49,19 @@
  *   tap_arch_cycles()                 a cheap per-CPU clock in CPU cycles
  *                                     (or near enough) for the overload
  *                                     guard (context.c)
+ *   tap_arch_watchpoint_step(bp, dflt)
+ *                                     whether (and how) a watchpoint's own
+ *                                     perf handler lets the kernel go on
+ *                                     past the access (hwbreak.c)
+ *   tap_arch_wp_hook_new(fire, data), tap_arch_wp_hook_attach(bp, hook),
+ *   tap_arch_wp_hook_detach(bp), tap_arch_wp_hook_free(hook)
+ *                                     where a watchpoint must keep perf's
+ *                                     default handler, the way its hits
+ *                                     reach fire(data, regs) instead
+ *                                     (NULL from _new: not needed)
+ *   tap_arch_wp_repeat(last, regs)    whether a watchpoint hit only repeats
+ *                                     this CPU's last one (*last: the
+ *                                     architecture's record of it)
  */
 
 #endif

@@ -17,6 +17,7 @@
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/task_stack.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 /*
@@ -184,11 +185,12 @@ static inline bool tap_arch_user_native(struct pt_regs *regs)
  * a perf event whose handler is perf's default, else the access hits it
  * again forever.  Where the kernel also asks the handler a BPF program
  * displaced (orig_overflow_handler, features/
- * have_perf_orig_overflow_handler.c), naming the default there makes it
- * step; 6.10 and later have no such member: false, and hwbreak.c does
- * not register arm64 watchpoints there.  dflt: perf_event_output_forward,
- * looked up by hwbreak.c (not exported); bp NULL asks only whether it
- * can. */
+ * have_perf_orig_overflow_handler.c: before 6.10), naming the default
+ * there makes it step.  Later kernels have no such member: there the
+ * event keeps perf's default handler and the hit comes through a hook
+ * (tap_arch_wp_hook_new() below); false here.  dflt:
+ * perf_event_output_forward, looked up by hwbreak.c (not exported); bp
+ * NULL asks only whether it can. */
 static inline bool tap_arch_watchpoint_step(struct perf_event *bp, void *dflt)
 {
 #ifdef TAP_HAVE_PERF_ORIG_OVERFLOW_HANDLER
@@ -201,6 +203,128 @@ static inline bool tap_arch_watchpoint_step(struct perf_event *bp, void *dflt)
 	return false;
 #endif
 }
+
+/*
+ * Whether this watchpoint hit on this CPU repeats the last one (*last,
+ * this CPU's, updated): the same registers, so the same access, not done
+ * yet.  The kernel steps over the access with the watchpoints off, but
+ * an interrupt taken before the stepped instruction runs (el1's
+ * interrupt entry unmasks debug exceptions) takes the step exception in
+ * the handler, which turns the watchpoints back on: back from it the
+ * access hits again (seen in the VM: one write reported 2 to 4 times).
+ * A loop that stores again with every register unchanged is counted
+ * once; a kernel does not spin on a store alone.
+ */
+static inline bool tap_arch_wp_repeat(u64 __percpu *last, struct pt_regs *regs)
+{
+	u64 h = regs->pc ^ ((u64)(unsigned long)current << 1);
+	u64 *l = this_cpu_ptr(last);
+	int i;
+
+	for (i = 0; i < 31; i++)
+		h = (h ^ regs->regs[i]) * 0x100000001b3ULL;
+	h = (h ^ regs->sp) * 0x100000001b3ULL;
+	h = (h ^ regs->pstate) * 0x100000001b3ULL;
+	if (h == *l)
+		return true;
+	*l = h;
+	return false;
+}
+
+#if !defined(TAP_HAVE_PERF_ORIG_OVERFLOW_HANDLER) && defined(TAP_HAVE_PERF_EVENT_PROG)
+#include <linux/bpf.h>
+#include <linux/filter.h>
+
+/*
+ * 6.10 and later (features/have_perf_event_prog.c): the event is
+ * registered with perf's default overflow handler, so that the kernel
+ * steps over the access, and the hit reaches tapc through the event's
+ * prog, which __perf_event_overflow() runs before that handler: a
+ * struct bpf_prog of tapc's own whose bpf_func is a C function (what the
+ * kernel does with a prog there is call bpf_func through
+ * bpf_prog_run(), and a NULL stats is allowed).  It returns 0, which
+ * ends the overflow there (the default handler would only look for a
+ * ring buffer a kernel event has not got).  Its instructions, never
+ * run, hold the hook's fire function and data, which is how bpf_func
+ * finds them.  The prog is never handed to the BPF core: it is taken
+ * off each event (tap_arch_wp_hook_detach()) before the event is
+ * released, which would otherwise bpf_prog_put() it.  A hit while a BPF
+ * program runs on the same CPU (bpf_prog_active) is not reported; the
+ * access is still stepped over.
+ */
+struct _tap_arm64_wp_hook {
+	void (*fire)(void *data, struct pt_regs *regs);
+	void *data;
+};
+
+static unsigned int _tap_arm64_wp_prog(const void *ctx, const struct bpf_insn *insn)
+{
+	const struct bpf_perf_event_data_kern *k = ctx;
+	const struct _tap_arm64_wp_hook *hk = (const void *)insn;
+
+	/* bpf_user_pt_regs_t is struct pt_regs's first member on arm64 */
+	hk->fire(hk->data, container_of((struct user_pt_regs *)k->regs,
+					struct pt_regs, user_regs));
+	return 0;
+}
+
+/* The hook for one watchpoint: NULL when none is needed (never here),
+ * else an ERR_PTR or what tap_arch_wp_hook_attach() takes. */
+static inline void *tap_arch_wp_hook_new(void (*fire)(void *data, struct pt_regs *regs),
+					 void *data)
+{
+	struct bpf_prog *p = kzalloc(sizeof(*p) + sizeof(struct _tap_arm64_wp_hook),
+				     GFP_KERNEL);
+	struct _tap_arm64_wp_hook *hk;
+
+	if (!p)
+		return ERR_PTR(-ENOMEM);
+	p->type = BPF_PROG_TYPE_PERF_EVENT;
+	p->bpf_func = _tap_arm64_wp_prog;
+	hk = (void *)p->insnsi;
+	hk->fire = fire;
+	hk->data = data;
+	return p;
+}
+
+static inline void tap_arch_wp_hook_attach(struct perf_event *bp, void *hook)
+{
+	WRITE_ONCE(bp->prog, (struct bpf_prog *)hook);
+}
+
+/* Off the event before it is released.  The event is disabled first: a
+ * per-CPU event is disabled by a call on its CPU, which runs only once a
+ * debug exception there has returned, so no hit is still reading prog
+ * (__perf_event_overflow() reads it more than once). */
+static inline void tap_arch_wp_hook_detach(struct perf_event *bp)
+{
+	perf_event_disable(bp);
+	WRITE_ONCE(bp->prog, NULL);
+}
+
+static inline void tap_arch_wp_hook_free(void *hook)
+{
+	kfree(hook);
+}
+#else
+static inline void *tap_arch_wp_hook_new(void (*fire)(void *data, struct pt_regs *regs),
+					 void *data)
+{
+	return NULL;
+}
+
+static inline void tap_arch_wp_hook_attach(struct perf_event *bp, void *hook)
+{
+}
+
+static inline void tap_arch_wp_hook_detach(struct perf_event *bp)
+{
+}
+
+static inline void tap_arch_wp_hook_free(void *hook)
+{
+}
+#endif
 
 /* An AArch64 PLT stub (adrp, ldr, add, br) does not touch sp, and the
  * return address stays in x30. */

@@ -88,6 +88,32 @@ static inline bool tap_arch_watchpoint_step(struct perf_event *bp, void *dflt)
 	return true;
 }
 
+/* x86 reports a watchpoint after the access: every hit is one. */
+static inline bool tap_arch_wp_repeat(u64 __percpu *last, struct pt_regs *regs)
+{
+	return false;
+}
+
+/* x86's own handler runs after the access: no hook (hwbreak.c; see
+ * arm64.h). */
+static inline void *tap_arch_wp_hook_new(void (*fire)(void *data, struct pt_regs *regs),
+					 void *data)
+{
+	return NULL;
+}
+
+static inline void tap_arch_wp_hook_attach(struct perf_event *bp, void *hook)
+{
+}
+
+static inline void tap_arch_wp_hook_detach(struct perf_event *bp)
+{
+}
+
+static inline void tap_arch_wp_hook_free(void *hook)
+{
+}
+
 /* A PLT stub's .eh_frame rule: the return address is at sp until its
  * push (the 11th byte of the 16-byte stub), one word further after it. */
 static inline unsigned long tap_arch_plt_cfa(unsigned long sp, unsigned long pc)

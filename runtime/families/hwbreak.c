@@ -13,7 +13,12 @@
  * when none is free the registration fails (-ENOSPC) and the point is
  * reported as any failed probe is.  The handler is perf's overflow
  * handler: it runs in the debug exception after the access (the
- * instruction has completed; regs are its registers).
+ * instruction has completed; regs are its registers).  Where the
+ * architecture needs perf's default handler to go on past the access
+ * (arm64 since 6.10), the event keeps it and the hit comes through the
+ * architecture's hook (tap_arch_wp_hook_*()); a hit that only repeats
+ * the CPU's last one (tap_arch_wp_repeat(): arm64 may report one access
+ * twice) is dropped.
  *
  * A symbol's address is found when the probes are registered, through
  * kallsyms_lookup_name().  That function is not exported; a kprobe's
@@ -48,6 +53,8 @@ struct _tap_hwbkpt {
 
 	/* run time */
 	struct perf_event * __percpu *bp;
+	void *hook;			/* arch's hook, or NULL */
+	u64 __percpu *last;		/* tap_arch_wp_repeat()'s record */
 };
 
 typedef unsigned long (*_tap_kallsyms_lookup_fn)(const char *name);
@@ -78,23 +85,53 @@ static void _tap_hwbkpt_handler(struct perf_event *bp,
 {
 	struct _tap_hwbkpt *h = bp->overflow_handler_context;
 
-	if (tap_session_state() == TAP_STATE_RUNNING)
+	if (tap_session_state() == TAP_STATE_RUNNING &&
+	    !tap_arch_wp_repeat(h->last, regs))
 		h->fire(regs);
 	/* arm64: let the kernel step over the access (arch/arm64.h; set
 	 * at registration already, again here for a CPU that came up) */
 	tap_arch_watchpoint_step(bp, _tap_perf_default_handler);
 }
 
+/* A hit through the architecture's hook (the event keeps perf's default
+ * handler, which steps over the access: arm64 since 6.10). */
+static void _tap_hwbkpt_hook_fire(void *data, struct pt_regs *regs)
+{
+	struct _tap_hwbkpt *h = data;
+
+	if (tap_session_state() == TAP_STATE_RUNNING &&
+	    !tap_arch_wp_repeat(h->last, regs))
+		h->fire(regs);
+}
+
+static void _tap_hwbkpt_release(struct _tap_hwbkpt *h)
+{
+	int cpu;
+
+	if (h->bp && h->hook) {
+		for_each_possible_cpu(cpu) {
+			struct perf_event *e = *per_cpu_ptr(h->bp, cpu);
+
+			if (e)
+				tap_arch_wp_hook_detach(e);
+		}
+	}
+	if (h->bp)
+		unregister_wide_hw_breakpoint(h->bp);
+	h->bp = NULL;
+	tap_arch_wp_hook_free(h->hook);
+	h->hook = NULL;
+	if (h->last)
+		tap_free_percpu(h->last);
+	h->last = NULL;
+}
+
 static void _tap_hwbkpts_unregister(struct _tap_hwbkpt *h, int n)
 {
 	int i;
 
-	for (i = n - 1; i >= 0; i--) {
-		if (!h[i].bp)
-			continue;
-		unregister_wide_hw_breakpoint(h[i].bp);
-		h[i].bp = NULL;
-	}
+	for (i = n - 1; i >= 0; i--)
+		_tap_hwbkpt_release(&h[i]);
 }
 
 static int _tap_hwbkpts_register(struct _tap_hwbkpt *h, int n)
@@ -111,11 +148,30 @@ static int _tap_hwbkpts_register(struct _tap_hwbkpt *h, int n)
 			(void *)lookup("perf_event_output_forward") : NULL;
 	}
 	for (i = 0; i < n; i++) {
-		if (!tap_arch_watchpoint_step(NULL, _tap_perf_default_handler)) {
+		void *hook = tap_arch_wp_hook_new(_tap_hwbkpt_hook_fire, &h[i]);
+
+		if (IS_ERR(hook)) {
+			ret = _tap_probe_failed(h[i].pp, h[i].flags, PTR_ERR(hook),
+						"hardware breakpoint", NULL);
+			if (ret)
+				goto err;
+			continue;
+		}
+		h[i].hook = hook;
+		h[i].last = tap_alloc_percpu(sizeof(u64), sizeof(u64));
+		if (!h[i].last) {
+			ret = _tap_probe_failed(h[i].pp, h[i].flags, -ENOMEM,
+						"hardware breakpoint", NULL);
+			if (ret)
+				goto err;
+			continue;
+		}
+		if (!hook && !tap_arch_watchpoint_step(NULL, _tap_perf_default_handler)) {
 			ret = _tap_probe_failed(h[i].pp, h[i].flags, -EOPNOTSUPP,
 						"hardware breakpoint",
 						"the kernel would not step over the access "
-						"(arm64 without orig_overflow_handler)");
+						"(arm64 without orig_overflow_handler or "
+						"the event's BPF prog: CONFIG_BPF_SYSCALL)");
 			if (ret)
 				goto err;
 			continue;
@@ -142,9 +198,13 @@ static int _tap_hwbkpts_register(struct _tap_hwbkpt *h, int n)
 		attr.bp_addr = addr;
 		attr.bp_len = h[i].len;
 		attr.bp_type = h[i].type;
-		bp = register_wide_hw_breakpoint(&attr, _tap_hwbkpt_handler, &h[i]);
+		/* with a hook, perf's default handler (NULL) */
+		bp = register_wide_hw_breakpoint(&attr, hook ? NULL : _tap_hwbkpt_handler,
+						 &h[i]);
 		if (IS_ERR((void __force *)bp)) {
 			ret = PTR_ERR((void __force *)bp);
+			tap_arch_wp_hook_free(hook);
+			h[i].hook = NULL;
 			ret = _tap_probe_failed(h[i].pp, h[i].flags, ret,
 						"hardware breakpoint",
 						ret == -ENOSPC ? "no free debug register" : NULL);
@@ -157,7 +217,9 @@ static int _tap_hwbkpts_register(struct _tap_hwbkpt *h, int n)
 		for_each_possible_cpu(cpu) {
 			struct perf_event *e = *per_cpu_ptr(bp, cpu);
 
-			if (e)
+			if (e && hook)
+				tap_arch_wp_hook_attach(e, hook);
+			else if (e)
 				tap_arch_watchpoint_step(e, _tap_perf_default_handler);
 		}
 		h[i].bp = bp;
@@ -165,7 +227,7 @@ static int _tap_hwbkpts_register(struct _tap_hwbkpt *h, int n)
 	return 0;
 
 err:
-	_tap_hwbkpts_unregister(h, i);
+	_tap_hwbkpts_unregister(h, i + 1);  /* h[i]'s hook too */
 	return ret;
 }
 

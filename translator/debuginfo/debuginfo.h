@@ -536,6 +536,9 @@ const DiVariable *di_find_global(const char *module, const char *name,
  * has no such symbol): where a function begins, which on arm64 is 8
  * bytes before its DWARF low_pc (two patchable NOPs for ftrace). */
 uint64_t di_symbol_addr(const char *module, const char *name);
+/* The same for a symbol of any type (a variable, a linker-script mark
+ * such as __per_cpu_start). */
+uint64_t di_any_symbol_addr(const char *module, const char *name);
 /* Where out-of-line function f begins for a kprobe: its symbol's address
  * when that is up to 16 bytes before its DWARF low_pc (arm64's ftrace
  * NOPs come before the low_pc; a kretprobe must be at the symbol), else

@@ -2232,7 +2232,7 @@ const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
 	return NULL;
 }
 
-uint64_t dwarf_symbol_addr(const DiModule *m, const char *name)
+static uint64_t symbol_addr_of(const DiModule *m, const char *name, bool func)
 {
 	DwMod *dm = find_mod(m);
 	int n = dm ? dwfl_module_getsymtab(dm->mod) : -1;
@@ -2241,10 +2241,21 @@ uint64_t dwarf_symbol_addr(const DiModule *m, const char *name)
 		GElf_Addr addr;
 		const char *s = dwfl_module_getsym_info(dm->mod, i, &sym, &addr,
 							NULL, NULL, NULL);
-		if (s && GELF_ST_TYPE(sym.st_info) == STT_FUNC && !strcmp(s, name))
+		if (s && (!func || GELF_ST_TYPE(sym.st_info) == STT_FUNC) &&
+		    !strcmp(s, name))
 			return addr;
 	}
 	return 0;
+}
+
+uint64_t dwarf_symbol_addr(const DiModule *m, const char *name)
+{
+	return symbol_addr_of(m, name, true);
+}
+
+uint64_t dwarf_any_symbol_addr(const DiModule *m, const char *name)
+{
+	return symbol_addr_of(m, name, false);
 }
 
 uint64_t dwarf_symbol_start(const DiModule *m, uint64_t pc)

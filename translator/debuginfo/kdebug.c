@@ -586,6 +586,12 @@ uint64_t di_symbol_addr(const char *module, const char *name)
 	return k->src == DI_SRC_DWARF ? dwarf_symbol_addr(k->m, name) : 0;
 }
 
+uint64_t di_any_symbol_addr(const char *module, const char *name)
+{
+	KMod *k = kmod(module);
+	return k->src == DI_SRC_DWARF ? dwarf_any_symbol_addr(k->m, name) : 0;
+}
+
 uint64_t di_function_start(const char *module, const DiFunction *f)
 {
 	KMod *k = kmod(module);

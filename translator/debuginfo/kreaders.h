@@ -47,6 +47,8 @@ const DiVariable *dwarf_find_global(const DiModule *m, const char *name,
 /* A function symbol's address in m's ELF symbol table, in the same
  * (libdwfl) addresses as the DWARF's; 0 when there is none. */
 uint64_t dwarf_symbol_addr(const DiModule *m, const char *name);
+/* The same for a symbol of any type (a variable, a linker-script mark). */
+uint64_t dwarf_any_symbol_addr(const DiModule *m, const char *name);
 /* Where the function symbol holding pc begins (DWARF addresses); 0 when
  * no function symbol holds it. */
 uint64_t dwarf_symbol_start(const DiModule *m, uint64_t pc);

@@ -521,6 +521,12 @@ static const char *reloc_expr(const TargetPath *tp)
 				(unsigned long long)tp->ureloc_pc);
 	if (!tp->reloc)
 		return NULL;
+	if (tp->reloc_percpu && tp->reloc_ref)  /* a per-CPU section in the
+						 * image: KASLR's offset, then
+						 * this CPU's per-CPU offset */
+		return xsprintf("((unsigned long)&jiffies_64 - 0x%llxUL + "
+				"(unsigned long)raw_cpu_ptr((char __percpu *)0))",
+				(unsigned long long)tp->reloc_ref);
 	if (tp->reloc_percpu)   /* this CPU's per-CPU base */
 		return "(unsigned long)raw_cpu_ptr((char __percpu *)0)";
 	return xsprintf("((unsigned long)&jiffies_64 - 0x%llxUL)",
