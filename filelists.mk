@@ -25,6 +25,7 @@ tapc_data_files = \
 	runtime/families/uprobe.c \
 	runtime/features/README.md \
 	runtime/features/baseline.c \
+	runtime/features/have_fprobe_ips.c \
 	runtime/features/have_ftrace_entry_ops.c \
 	runtime/features/have_hrtimer_setup.c \
 	runtime/features/have_module_memory.c \
@@ -885,6 +886,9 @@ tapc_dist_files = \
 	testsuite/run/probes_regfail_trace.out \
 	testsuite/run/probes_regfail_trace.status \
 	testsuite/run/probes_regfail_trace.stp \
+	testsuite/run/probes_return_shared.args \
+	testsuite/run/probes_return_shared.out \
+	testsuite/run/probes_return_shared.stp \
 	testsuite/run/probes_session.out \
 	testsuite/run/probes_session.stp \
 	testsuite/run/probes_support.args \

@@ -75,6 +75,21 @@ static inline void tap_module_sizes(const struct module *m,
 #endif
 
 /*
+ * Function-return probes armed through one fprobe per table (runtime/
+ * families/kprobe.c): where the kernel has fprobe with pt_regs handlers
+ * and register_fprobe_ips(), and puts kprobes on ftrace sites, which
+ * tells which functions the fprobe can take (have_fprobe_ips.c: 6.12
+ * amd64, not 6.1).  TAP_FPROBE_RETURN is 1 there, else 0 and every
+ * return probe is a kretprobe.
+ */
+#ifdef TAP_HAVE_FPROBE_IPS
+#include <linux/fprobe.h>
+#define TAP_FPROBE_RETURN 1
+#else
+#define TAP_FPROBE_RETURN 0
+#endif
+
+/*
  * Uprobes.  Up to 6.11 uprobe_register_refctr() returns 0 or -errno and
  * uprobe_unregister(inode, offset, consumer) waits for the handlers; 6.12
  * has uprobe_register() return the struct uprobe * (or an ERR_PTR), and

@@ -18,6 +18,10 @@
  * code update for the whole table, where enabling each kprobe is one
  * update per probe (450 syscall probes took 6 s to arm in the test VM).
  * Their hits then skip the kprobe layer.  The rest are enabled one by one.
+ * Return probes go the same way where the kernel has fprobe
+ * (TAP_FPROBE_RETURN): the kretprobes are registered disabled, and those
+ * on ftrace sites are armed through one fprobe per table
+ * (_tap_fret_arm); the rest are enabled one by one.
  */
 /* Included once even when two families share it (kprobe and
  * kernel.function both use kprobes.c). */
@@ -45,12 +49,24 @@ struct _tap_kprobe {
 	bool registered;
 };
 
+/*
+ * A return probe: entry saves what the return needs into data (the
+ * instance data of a kretprobe, or the probe's slot in the fprobe's
+ * entry data) and returns non-zero to skip this call's return; ret runs
+ * the body at the return.  kret_only (pass 3's kret_only(): its own
+ * maxactive, a .callee check, a module's function): always a kretprobe,
+ * with every probe of its address.
+ */
 struct _tap_kretprobe {
 	struct kretprobe rp;
+	int (*entry)(struct _tap_kretprobe *k, struct pt_regs *regs, void *data);
+	void (*ret)(struct _tap_kretprobe *k, struct pt_regs *regs, void *data);
 	unsigned long file_addr, anchor;
 	const char *pp;
 	unsigned int flags;
+	bool kret_only;
 	bool registered;
+	bool fret;			/* armed through the table's fprobe */
 };
 
 /* Where a kernel address of the debug information is now. */
@@ -89,6 +105,25 @@ struct _tap_kret_data {
 	unsigned long entry_sp;
 	u64 entry[];			/* aligned for any @entry struct */
 };
+
+/* The kretprobe callbacks of every return probe: the probe's own entry
+ * and return functions (pass 3), with the instance's data. */
+static int _tap_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct _tap_kretprobe *k = container_of(get_kretprobe(ri),
+						struct _tap_kretprobe, rp);
+
+	return k->entry(k, regs, ri->data);
+}
+
+static int _tap_kret_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct _tap_kretprobe *k = container_of(get_kretprobe(ri),
+						struct _tap_kretprobe, rp);
+
+	k->ret(k, regs, ri->data);
+	return 0;
+}
 
 /* A better reason for the errors a symbol name can give. */
 static const char *_tap_kprobe_detail(const char *symbol, int err)
@@ -302,11 +337,209 @@ static __maybe_unused int _tap_kprobes_register(struct _tap_kprobe *k, int n)
 	return ret;
 }
 
+#if TAP_FPROBE_RETURN
+/*
+ * The return probes of one table on ftrace sites, armed through one
+ * fprobe whose addresses are all given at once (register_fprobe_ips: one
+ * code update, where enabling each kretprobe made one per probe).  The
+ * kretprobes are registered disabled first: the kernel resolves each
+ * symbol and says whether it sits on an ftrace site (kprobe_ftrace()),
+ * and those it cannot take (no ftrace site, kret_only, the fprobe
+ * refused) are then enabled one by one, as before.
+ *
+ * site[] (sorted by address, then table order) finds the probes of the
+ * address a call came from.  One call's entry data holds a mask of the
+ * probes that skip this return, then one slot of stride bytes per probe
+ * of the address (their _tap_kret_data or tap_kret_N).  The probes of an
+ * address run as the kernel runs kretprobes of one address: entries
+ * newest (last in the table) first, returns in table order.
+ */
+struct _tap_fret {
+	struct fprobe fp;
+	struct _tap_kretprobe *table;
+	struct _tap_kretprobe **site;
+	int n;
+	size_t stride;
+	bool armed;
+};
+static struct _tap_fret _tap_frets[4];
+
+/* site[*lo .. return value) are the probes at ip */
+static int notrace _tap_fret_find(struct _tap_fret *fr, unsigned long ip, int *lo)
+{
+	int l = 0, h = fr->n;
+
+	while (l < h) {
+		int mid = l + (h - l) / 2;
+		if ((unsigned long)fr->site[mid]->rp.kp.addr < ip)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	*lo = l;
+	while (h < fr->n && (unsigned long)fr->site[h]->rp.kp.addr == ip)
+		h++;
+	return h;
+}
+
+static int notrace _tap_fret_entry(struct fprobe *fp, unsigned long ip,
+				   unsigned long ret_ip, struct pt_regs *regs,
+				   void *data)
+{
+	struct _tap_fret *fr = container_of(fp, struct _tap_fret, fp);
+	unsigned long *skip = data;
+	char *slot = (char *)(skip + 1);
+	int lo, hi, i, live = 0;
+
+	*skip = 0;
+	if (!regs)
+		return 1;
+	hi = _tap_fret_find(fr, ip, &lo);
+	for (i = hi - 1; i >= lo; i--) {
+		struct _tap_kretprobe *k = fr->site[i];
+
+		if (k->entry(k, regs, slot + (i - lo) * fr->stride))
+			*skip |= 1UL << (i - lo);
+		else
+			live++;
+	}
+	/* non-zero: the kernel hooks no return for this call */
+	return !live;
+}
+
+static void notrace _tap_fret_exit(struct fprobe *fp, unsigned long ip,
+				   unsigned long ret_ip, struct pt_regs *regs,
+				   void *data)
+{
+	struct _tap_fret *fr = container_of(fp, struct _tap_fret, fp);
+	unsigned long *skip = data;
+	char *slot = (char *)(skip + 1);
+	int lo, hi, i;
+
+	hi = _tap_fret_find(fr, ip, &lo);
+	for (i = lo; i < hi; i++)
+		if (!(*skip & (1UL << (i - lo))))
+			fr->site[i]->ret(fr->site[i], regs, slot + (i - lo) * fr->stride);
+}
+
+static int _tap_fret_cmp(const void *a, const void *b)
+{
+	const struct _tap_kretprobe *x = *(const struct _tap_kretprobe *const *)a;
+	const struct _tap_kretprobe *y = *(const struct _tap_kretprobe *const *)b;
+
+	if (x->rp.kp.addr != y->rp.kp.addr)
+		return (unsigned long)x->rp.kp.addr < (unsigned long)y->rp.kp.addr ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static struct _tap_fret *_tap_fret_of(struct _tap_kretprobe *k)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(_tap_frets); i++)
+		if (_tap_frets[i].table == k)
+			return &_tap_frets[i];
+	return NULL;
+}
+
+/*
+ * Put the fprobe-able probes of table k in an fprobe and register it;
+ * those it takes are marked fret.  Any failure leaves them all to their
+ * kretprobes.
+ */
+static void _tap_fret_arm(struct _tap_kretprobe *k, int n)
+{
+	struct _tap_fret *fr = _tap_fret_of(NULL);
+	struct _tap_kretprobe **cand;
+	unsigned long *ips;
+	int i, j, m = 0, nips = 0, most = 0;
+	size_t stride = 0;
+
+	if (!fr)
+		return;
+	cand = tap_alloc(n * sizeof(*cand));
+	ips = tap_alloc(n * sizeof(*ips));
+	fr->site = tap_alloc(n * sizeof(*fr->site));
+	if (!cand || !ips || !fr->site)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (k[i].registered && kprobe_ftrace(&k[i].rp.kp))
+			cand[m++] = &k[i];
+	sort(cand, m, sizeof(*cand), _tap_fret_cmp, NULL);
+	/* an address goes whole to the fprobe, or stays with kretprobes */
+	for (i = 0; i < m; i = j) {
+		bool ok = true;
+
+		for (j = i; j < m && cand[j]->rp.kp.addr == cand[i]->rp.kp.addr; j++)
+			ok = ok && !cand[j]->kret_only;
+		if (!ok || j - i > BITS_PER_LONG)
+			continue;
+		most = max(most, j - i);
+		ips[nips++] = (unsigned long)cand[i]->rp.kp.addr;
+		for (; i < j; i++) {
+			stride = max_t(size_t, stride, ALIGN(cand[i]->rp.data_size, 8));
+			fr->site[fr->n++] = cand[i];
+		}
+	}
+	if (!nips)
+		goto out;
+	fr->table = k;
+	fr->stride = stride;
+	fr->fp.entry_handler = _tap_fret_entry;
+	fr->fp.exit_handler = _tap_fret_exit;
+	fr->fp.entry_data_size = sizeof(unsigned long) + stride * most;
+	/* each function as many calls in flight as a kretprobe's default */
+	fr->fp.nr_maxactive = nips * max_t(int, 10, 2 * num_possible_cpus());
+	if (register_fprobe_ips(&fr->fp, ips, nips) == 0) {
+		fr->armed = true;
+		for (i = 0; i < fr->n; i++)
+			fr->site[i]->fret = true;
+	}
+out:
+	tap_free(cand);
+	tap_free(ips);
+	if (!fr->armed) {
+		tap_free(fr->site);
+		memset(fr, 0, sizeof(*fr));
+	}
+}
+
+/* Unregister the table's fprobe (it waits for its handlers); its misses
+ * (no free return slot, or a probed function called from a handler: the
+ * fprobe does not tell them apart) count as missed return probes. */
+static void _tap_fret_disarm(struct _tap_kretprobe *k)
+{
+	struct _tap_fret *fr = _tap_fret_of(k);
+	unsigned long missed;
+
+	if (!fr)
+		return;
+	unregister_fprobe(&fr->fp);
+	missed = fr->fp.nmissed;
+	tap_free(fr->site);
+	memset(fr, 0, sizeof(*fr));
+	while (missed--)
+		tap_count_skip(TAP_SKIP_KRETPROBE);
+}
+#define _TAP_KRETPROBE_REGISTER_FLAGS KPROBE_FLAG_DISABLED
+#else
+static void _tap_fret_arm(struct _tap_kretprobe *k, int n)
+{
+}
+static void _tap_fret_disarm(struct _tap_kretprobe *k)
+{
+}
+#define _TAP_KRETPROBE_REGISTER_FLAGS 0
+#endif
+
 static __maybe_unused void _tap_kretprobes_unregister(struct _tap_kretprobe *k, int n)
 {
 	struct kretprobe **batch = tap_alloc(n * sizeof(*batch));
 	unsigned long missed = 0, reentrant = 0;
 	int i, nb = 0;
+
+	/* the fprobe first: its handlers may still run until it is gone */
+	_tap_fret_disarm(k);
 
 	for (i = 0; i < n; i++) {
 		if (!k[i].registered)
@@ -326,11 +559,37 @@ static __maybe_unused void _tap_kretprobes_unregister(struct _tap_kretprobe *k, 
 		missed += k[i].rp.nmissed;
 		reentrant += k[i].rp.kp.nmissed;
 		k[i].registered = false;
+		k[i].fret = false;
 	}
 	while (missed--)
 		tap_count_skip(TAP_SKIP_KRETPROBE);
 	while (reentrant--)
 		tap_count_skip(TAP_SKIP_REENTRANT);
+}
+
+/*
+ * Enable the registered kretprobes of table k that the fprobe did not
+ * take (all of them where registration left them enabled).  Returns 0 or
+ * the error of one that could not be enabled and is not optional.
+ */
+static int _tap_kretprobes_arm(struct _tap_kretprobe *k, int n)
+{
+	int i, ret;
+
+	if (!_TAP_KRETPROBE_REGISTER_FLAGS)
+		return 0;
+	_tap_fret_arm(k, n);
+	for (i = 0; i < n; i++) {
+		if (!k[i].registered || k[i].fret)
+			continue;
+		ret = enable_kretprobe(&k[i].rp);
+		if (ret == 0)
+			continue;
+		ret = _tap_probe_failed(k[i].pp, k[i].flags, ret, "kretprobe", NULL);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 static __maybe_unused int _tap_kretprobes_register(struct _tap_kretprobe *k, int n)
@@ -339,6 +598,7 @@ static __maybe_unused int _tap_kretprobes_register(struct _tap_kretprobe *k, int
 
 	for (i = 0; i < n; i++) {
 		_tap_kprobe_place(&k[i].rp.kp, k[i].file_addr, k[i].anchor);
+		k[i].rp.kp.flags |= _TAP_KRETPROBE_REGISTER_FLAGS;
 		ret = register_kretprobe(&k[i].rp);
 		if (ret == 0) {
 			k[i].registered = true;
@@ -352,7 +612,10 @@ static __maybe_unused int _tap_kretprobes_register(struct _tap_kretprobe *k, int
 			return ret;
 		}
 	}
-	return 0;
+	ret = _tap_kretprobes_arm(k, n);
+	if (ret)
+		_tap_kretprobes_unregister(k, n);
+	return ret;
 }
 
 #endif /* TAP_PROBES_KPROBES_C */

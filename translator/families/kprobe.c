@@ -318,7 +318,7 @@ static void emit_enter(Emitter *e, const EmitProbe *ep, const char *fail)
 {
 	emit(e, "\tc = tap_context_enter(%s, TAP_STATE_RUNNING);", ep->pp);
 	emit(e, "\tif (!c)");
-	emit(e, "\t\treturn %s;", fail);
+	emit(e, "\t\treturn%s%s;", *fail ? " " : "", fail);
 }
 
 /* A .callee probe on an out-of-line callee's entry runs only for the
@@ -366,6 +366,9 @@ static const char *kret_data_type(const EmitProbe *ep)
 			    : "struct _tap_kret_data";
 }
 
+/* The entry and return functions of a return probe, which the runtime
+ * calls from its kretprobe, or from the table's fprobe where the kernel
+ * has one (runtime/families/kprobe.c), with the data of this call. */
 static void emit_kretprobe_callbacks(Emitter *e, const EmitProbe *ep)
 {
 	const char *dt = kret_data_type(ep);
@@ -381,10 +384,10 @@ static void emit_kretprobe_callbacks(Emitter *e, const EmitProbe *ep)
 
 	/* Entry: without @entry only the stack pointer; with it, a
 	 * handler that could not save the values (busy, not running, an
-	 * error) makes the kernel skip this instance's return. */
-	emit(e, "static int tapke_%d(struct kretprobe_instance *ri, struct pt_regs *regs)", n);
+	 * error) makes the runtime skip this call's return. */
+	emit(e, "static int tapke_%d(struct _tap_kretprobe *k, struct pt_regs *regs, void *data)", n);
 	emit(e, "{");
-	emit(e, "\t%s *d = (%s *)ri->data;", dt, dt);
+	emit(e, "\t%s *d = data;", dt);
 	if (ep->entry_fn) {
 		emit(e, "\tstruct tap_context *c;");
 		emit(e, "\tunsigned long ip;");
@@ -397,7 +400,7 @@ static void emit_kretprobe_callbacks(Emitter *e, const EmitProbe *ep)
 		emit_enter(e, ep, "1");
 		emit_context_fill(e, "regs", "kretprobe", false);
 		emit(e, "\tip = instruction_pointer(regs);");
-		emit(e, "\tinstruction_pointer_set(regs, (unsigned long)get_kretprobe(ri)->kp.addr);");
+		emit(e, "\tinstruction_pointer_set(regs, (unsigned long)k->rp.kp.addr);");
 		emit(e, "\t%s(c, &d->entry);", ep->entry_fn);
 		emit(e, "\tinstruction_pointer_set(regs, ip);");
 		emit(e, "\tskip = c->last_error != NULL;");
@@ -409,18 +412,28 @@ static void emit_kretprobe_callbacks(Emitter *e, const EmitProbe *ep)
 	emit(e, "}");
 	emit_blank(e);
 
-	emit(e, "static int tapkr_%d(struct kretprobe_instance *ri, struct pt_regs *regs)", n);
+	emit(e, "static void tapkr_%d(struct _tap_kretprobe *k, struct pt_regs *regs, void *data)", n);
 	emit(e, "{");
-	emit(e, "\t%s *d = (%s *)ri->data;", dt, dt);
+	emit(e, "\t%s *d = data;", dt);
 	emit(e, "\tstruct tap_context *c;");
 	emit_blank(e);
-	emit_enter(e, ep, "0");
+	emit_enter(e, ep, "");
 	emit_context_fill(e, "regs", "kretprobe", true);
 	emit(e, "\tc->entry_sp = d->entry_sp;");
 	emit_run_body(e, ep, ep->entry_fn ? "&d->entry" : "NULL");
-	emit(e, "\treturn 0;");
 	emit(e, "}");
 	emit_blank(e);
+}
+
+/* A return probe the runtime must leave to its kretprobe, never to the
+ * table's fprobe: a maxactive of its own (the fprobe's calls in flight
+ * are shared); a .callee check (it reads the return address, which the
+ * fprobe's hook replaces); a module's function (the kprobe layer drops
+ * the probe when the module goes, an fprobe's filter would keep the
+ * address for whatever is loaded there next). */
+static bool kret_only(const KernelPointData *d)
+{
+	return d->maxactive > 0 || d->caller_ret || d->module;
 }
 
 static void emit_tables(Emitter *e, const char *tag, EmitProbe **probes, int n,
@@ -450,11 +463,13 @@ static void emit_tables(Emitter *e, const char *tag, EmitProbe **probes, int n,
 			if (!ep->rp->is_return || (k < n) != !(d && d->caller_ret))
 				continue;
 			emit(e, "\t{ .rp = { .kp = { %s},", kprobe_where(d));
-			emit(e, "\t\t  .handler = tapkr_%d, .entry_handler = tapke_%d,",
-			     ep->index, ep->index);
+			emit(e, "\t\t  .handler = _tap_kret_ret, .entry_handler = _tap_kret_entry,");
 			emit(e, "\t\t  .data_size = sizeof(%s), .maxactive = %lld },",
 			     kret_data_type(ep),
 			     (long long)(d->maxactive > 0 ? d->maxactive : 0));
+			emit(e, "\t  .entry = tapke_%d, .ret = tapkr_%d,%s",
+			     ep->index, ep->index,
+			     kret_only(d) ? " .kret_only = true," : "");
 			emit(e, "\t %s .pp = %s, .flags = %s },", kprobe_where_run(d),
 			     ep->pp, emit_point_flags(ep->rp));
 		}
