@@ -866,10 +866,15 @@ static const DiModule *open_module(DiModuleKind kind, const char *module,
 		return NULL;
 	}
 	/* a program or library at its file addresses (bias 0), whatever
-	 * its type: what uprobes and the line tables count in */
-	Dwfl_Module *mod = user
-		? dwfl_report_elf(dwfl, path, path, -1, 0, true)
-		: dwfl_report_offline(dwfl, module ? module : "kernel", path, -1);
+	 * its type: what uprobes and the line tables count in.  vmlinux
+	 * too: arm64's is ET_DYN (a relocatable kernel), and offline
+	 * reporting would put it 0x10000 past its link addresses (libdwfl's
+	 * first free offline address), so an address from System.map or a
+	 * script's kernel.statement(ADDR) would not match.  Only a .ko
+	 * (ET_REL) needs offline reporting, which places its sections. */
+	Dwfl_Module *mod = user || kind == DI_KERNEL
+		? dwfl_report_elf(dwfl, user ? path : "kernel", path, -1, 0, true)
+		: dwfl_report_offline(dwfl, module, path, -1);
 	dwfl_report_end(dwfl, NULL, NULL);
 	user_debug_file = user && strcmp(debug_path, path) ? debug_path : NULL;
 	Dwarf_Addr bias = 0;
