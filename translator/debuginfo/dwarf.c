@@ -2263,6 +2263,22 @@ uint64_t dwarf_symbol_start(const DiModule *m, uint64_t pc)
 	return pc - off;
 }
 
+bool dwarf_read_code(const DiModule *m, uint64_t addr, void *buf, size_t len)
+{
+	DwMod *dm = find_mod(m);
+	Dwarf_Addr off = addr, bias = 0;
+	Elf_Scn *scn = dm ? dwfl_module_address_section(dm->mod, &off, &bias) : NULL;
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+	    off + len > sh.sh_size)
+		return false;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf || off + len > data->d_size)
+		return false;
+	memcpy(buf, (const char *)data->d_buf + off, len);
+	return true;
+}
+
 const DiType *dwarf_object_type(const DiModule *m, const char *name)
 {
 	DwMod *dm = find_mod(m);
