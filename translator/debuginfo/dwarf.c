@@ -161,6 +161,12 @@ typedef struct DwMod {
 				 * debug file, not in elf) */
 	Index ix;
 	bool ix_ready;
+	/* the function symbols, by address (dwarf_symbol_start: libdwfl's
+	 * dwfl_module_addrinfo walks the whole symbol table each call,
+	 * too slow for a check at every probe place) */
+	struct FuncSym *fsyms;
+	size_t nfsyms;
+	bool fsyms_ready;
 	OffMap funcs;           /* DIE offset -> DwFunc * */
 	OffMap types;           /* DIE offset -> DiType * */
 	OffMap named;           /* interned type key -> DiType * */
@@ -2252,15 +2258,59 @@ uint64_t dwarf_symbol_addr(const DiModule *m, const char *name)
 	return 0;
 }
 
+struct FuncSym {
+	uint64_t addr, size;
+};
+
+static int cmp_funcsym(const void *a, const void *b)
+{
+	const struct FuncSym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* the biggest of one address last, where the search lands */
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static void load_funcsyms(DwMod *dm)
+{
+	dm->fsyms_ready = true;
+	int n = dwfl_module_getsymtab(dm->mod);
+	if (n <= 1)
+		return;
+	dm->fsyms = xalloc((size_t)n * sizeof *dm->fsyms);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		if (dwfl_module_getsym_info(dm->mod, i, &sym, &addr, NULL, NULL,
+					    NULL) &&
+		    GELF_ST_TYPE(sym.st_info) == STT_FUNC)
+			dm->fsyms[dm->nfsyms++] = (struct FuncSym){ addr, sym.st_size };
+	}
+	qsort(dm->fsyms, dm->nfsyms, sizeof *dm->fsyms, cmp_funcsym);
+}
+
 uint64_t dwarf_symbol_start(const DiModule *m, uint64_t pc)
 {
 	DwMod *dm = find_mod(m);
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	if (!dm || !dwfl_module_addrinfo(dm->mod, pc, &off, &sym, NULL, NULL, NULL) ||
-	    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+	if (!dm)
 		return 0;
-	return pc - off;
+	if (!dm->fsyms_ready)
+		load_funcsyms(dm);
+	/* the last symbol at or below pc */
+	size_t lo = 0, hi = dm->nfsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (dm->fsyms[mid].addr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	const struct FuncSym *s = &dm->fsyms[lo - 1];
+	/* a sized symbol holds [addr, addr + size); an unsized one up to
+	 * the next symbol */
+	return !s->size || pc < s->addr + s->size ? s->addr : 0;
 }
 
 bool dwarf_read_code(const DiModule *m, uint64_t addr, void *buf, size_t len)
