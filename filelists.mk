@@ -1020,6 +1020,7 @@ tapc_dist_files = \
 	testsuite/run/tapset_nd_vfs.stp \
 	testsuite/run/tapset_net.args \
 	testsuite/run/tapset_net.out \
+	testsuite/run/tapset_net.out.arm64 \
 	testsuite/run/tapset_net.stp \
 	testsuite/run/tapset_netdev.args \
 	testsuite/run/tapset_netdev.out \

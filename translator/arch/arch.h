@@ -12,6 +12,7 @@
 #define TAPC_ARCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct SdtArg;
@@ -68,6 +69,18 @@ typedef struct Arch {
 					 * (vmlinux addresses below are
 					 * per-CPU offsets) */
 	int hw_breakpoints;             /* debug registers per CPU */
+
+	/* ---- kprobes ---- */
+	/* Why the target's kernel refuses a kprobe on the instruction at
+	 * code + before, or NULL when it takes it (as far as its bytes
+	 * tell).  code[0..before) are the bytes before it, back to the
+	 * start of its function's symbol but at most kprobe_lookback of
+	 * them; *culprit is set to the offset in code of the instruction
+	 * that makes it refused (the probed one or an earlier one).  NULL
+	 * member: nothing is checked. */
+	const char *(*kprobe_refusal)(const unsigned char *code, size_t before,
+				      size_t *culprit);
+	unsigned kprobe_lookback;
 
 	/* ---- the registers tapset ---- */
 	const char *const *script_regs; /* the names register() and

@@ -133,6 +133,88 @@ static const char *parse_operand(const char *s, SdtArg *a)
 	return NULL;
 }
 
+/*
+ * What arm64's kprobes refuse (arch/arm64/kernel/probes/, 6.1 and 6.12),
+ * so that pass 2 can say so instead of register_kprobe()'s -EINVAL at
+ * run time (6.1's, checked in the arm64 VM with one kprobe per place):
+ *
+ * - A hint instruction (HINT #imm: NOP, the pointer-authentication and
+ *   BTI ones, YIELD, WFE...) other than those the kernel steps out of
+ *   line: NOP, PACIASP/PACIBSP and their Z and 1716 forms, XPACLRI and
+ *   the BTI landing pads.  So the AUTIASP before every return of a
+ *   function that signs its return address is refused (in the VM:
+ *   AUTIASP refused, PACIASP and NOP taken).
+ * - Any instruction within 32 instructions after an exclusive or
+ *   load-acquire load (LDXR, LDAXR, LDAR, CAS... the kernel's "load
+ *   exclusive" class) in the same function with no store of that class
+ *   (STXR, STLXR, STLR) between: the kernel takes it for the middle of an
+ *   exclusive-monitor sequence, which a breakpoint would break.  A place
+ *   in an inlined instance after an atomic of its caller is refused too.
+ */
+#define A64_LOOKBACK_INSNS 32
+
+static uint32_t a64_insn(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static bool a64_is_hint(uint32_t insn)
+{
+	return (insn & 0xfffff01fu) == 0xd503201fu;
+}
+
+/* The hints the kernel steps out of line: by their CRm:op2 number. */
+static bool a64_hint_steppable(uint32_t insn)
+{
+	switch ((insn >> 5) & 0x7f) {
+	case 0x00:                      /* NOP */
+	case 0x07:                      /* XPACLRI */
+	case 0x08: case 0x0a:           /* PACIA1716, PACIB1716 */
+	case 0x18: case 0x19:           /* PACIAZ, PACIASP */
+	case 0x1a: case 0x1b:           /* PACIBZ, PACIBSP */
+	case 0x20: case 0x22:           /* BTI, BTI c */
+	case 0x24: case 0x26:           /* BTI j, BTI jc */
+		return true;
+	}
+	return false;
+}
+
+static bool a64_is_load_excl(uint32_t insn)
+{
+	return (insn & 0x3f400000u) == 0x08400000u;
+}
+
+static bool a64_is_store_excl(uint32_t insn)
+{
+	return (insn & 0x3f400000u) == 0x08000000u;
+}
+
+static const char *a64_kprobe_refusal(const unsigned char *code, size_t before,
+				      size_t *culprit)
+{
+	uint32_t insn = a64_insn(code + before);
+	if (a64_is_hint(insn) && !a64_hint_steppable(insn)) {
+		*culprit = before;
+		return _("arm64's kprobes cannot step this hint instruction "
+			 "(an AUTIASP, say) out of line");
+	}
+	for (size_t at = before & ~(size_t)3; at >= 4; ) {
+		at -= 4;
+		uint32_t prev = a64_insn(code + at);
+		if (a64_is_store_excl(prev))
+			break;
+		if (a64_is_load_excl(prev)) {
+			*culprit = at;
+			return _("arm64's kprobes refuse a place up to 32 "
+				 "instructions after an exclusive or "
+				 "load-acquire load with no exclusive store "
+				 "between (an atomic sequence, maybe)");
+		}
+	}
+	return NULL;
+}
+
 const Arch arch_arm64 = {
 	.name = "arm64",
 	.spellings = spellings,
@@ -167,6 +249,8 @@ const Arch arch_arm64 = {
 	/* watchpoints per CPU: 2 to 16 (ID_AA64DFR0_EL1.WRPs); 4 on the
 	 * common cores and QEMU's; the kernel refuses what is more */
 	.hw_breakpoints = 4,
+	.kprobe_refusal = a64_kprobe_refusal,
+	.kprobe_lookback = A64_LOOKBACK_INSNS * 4,
 	.script_regs = (const char *const[]){
 		"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7", "x8", "x9",
 		"x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17", "x18",

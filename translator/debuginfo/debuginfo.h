@@ -544,6 +544,13 @@ uint64_t di_any_symbol_addr(const char *module, const char *name);
  * NOPs come before the low_pc; a kretprobe must be at the symbol), else
  * its low_pc. */
 uint64_t di_function_start(const char *module, const DiFunction *f);
+/* Where the function symbol holding pc begins, from the ELF symbol table
+ * of the file the DWARF came from: 0 without DWARF or such a symbol. */
+uint64_t di_symbol_start(const char *module, uint64_t pc);
+/* Copy len bytes of the code at address addr (the DWARF's addresses)
+ * from the file the DWARF came from into buf: false without DWARF or
+ * when the file does not hold them (a debug file without the code). */
+bool di_read_code(const char *module, uint64_t addr, void *buf, size_t len);
 
 /* ---- types (ditype.c) ---- */
 

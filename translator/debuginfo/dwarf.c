@@ -161,6 +161,12 @@ typedef struct DwMod {
 				 * debug file, not in elf) */
 	Index ix;
 	bool ix_ready;
+	/* the function symbols, by address (dwarf_symbol_start: libdwfl's
+	 * dwfl_module_addrinfo walks the whole symbol table each call,
+	 * too slow for a check at every probe place) */
+	struct FuncSym *fsyms;
+	size_t nfsyms;
+	bool fsyms_ready;
 	OffMap funcs;           /* DIE offset -> DwFunc * */
 	OffMap types;           /* DIE offset -> DiType * */
 	OffMap named;           /* interned type key -> DiType * */
@@ -866,10 +872,15 @@ static const DiModule *open_module(DiModuleKind kind, const char *module,
 		return NULL;
 	}
 	/* a program or library at its file addresses (bias 0), whatever
-	 * its type: what uprobes and the line tables count in */
-	Dwfl_Module *mod = user
-		? dwfl_report_elf(dwfl, path, path, -1, 0, true)
-		: dwfl_report_offline(dwfl, module ? module : "kernel", path, -1);
+	 * its type: what uprobes and the line tables count in.  vmlinux
+	 * too: arm64's is ET_DYN (a relocatable kernel), and offline
+	 * reporting would put it 0x10000 past its link addresses (libdwfl's
+	 * first free offline address), so an address from System.map or a
+	 * script's kernel.statement(ADDR) would not match.  Only a .ko
+	 * (ET_REL) needs offline reporting, which places its sections. */
+	Dwfl_Module *mod = user || kind == DI_KERNEL
+		? dwfl_report_elf(dwfl, user ? path : "kernel", path, -1, 0, true)
+		: dwfl_report_offline(dwfl, module, path, -1);
 	dwfl_report_end(dwfl, NULL, NULL);
 	user_debug_file = user && strcmp(debug_path, path) ? debug_path : NULL;
 	Dwarf_Addr bias = 0;
@@ -2258,15 +2269,75 @@ uint64_t dwarf_any_symbol_addr(const DiModule *m, const char *name)
 	return symbol_addr_of(m, name, false);
 }
 
+struct FuncSym {
+	uint64_t addr, size;
+};
+
+static int cmp_funcsym(const void *a, const void *b)
+{
+	const struct FuncSym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* the biggest of one address last, where the search lands */
+	return x->size < y->size ? -1 : x->size > y->size;
+}
+
+static void load_funcsyms(DwMod *dm)
+{
+	dm->fsyms_ready = true;
+	int n = dwfl_module_getsymtab(dm->mod);
+	if (n <= 1)
+		return;
+	dm->fsyms = xalloc((size_t)n * sizeof *dm->fsyms);
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		if (dwfl_module_getsym_info(dm->mod, i, &sym, &addr, NULL, NULL,
+					    NULL) &&
+		    GELF_ST_TYPE(sym.st_info) == STT_FUNC)
+			dm->fsyms[dm->nfsyms++] = (struct FuncSym){ addr, sym.st_size };
+	}
+	qsort(dm->fsyms, dm->nfsyms, sizeof *dm->fsyms, cmp_funcsym);
+}
+
 uint64_t dwarf_symbol_start(const DiModule *m, uint64_t pc)
 {
 	DwMod *dm = find_mod(m);
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	if (!dm || !dwfl_module_addrinfo(dm->mod, pc, &off, &sym, NULL, NULL, NULL) ||
-	    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+	if (!dm)
 		return 0;
-	return pc - off;
+	if (!dm->fsyms_ready)
+		load_funcsyms(dm);
+	/* the last symbol at or below pc */
+	size_t lo = 0, hi = dm->nfsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (dm->fsyms[mid].addr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	const struct FuncSym *s = &dm->fsyms[lo - 1];
+	/* a sized symbol holds [addr, addr + size); an unsized one up to
+	 * the next symbol */
+	return !s->size || pc < s->addr + s->size ? s->addr : 0;
+}
+
+bool dwarf_read_code(const DiModule *m, uint64_t addr, void *buf, size_t len)
+{
+	DwMod *dm = find_mod(m);
+	Dwarf_Addr off = addr, bias = 0;
+	Elf_Scn *scn = dm ? dwfl_module_address_section(dm->mod, &off, &bias) : NULL;
+	GElf_Shdr sh;
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+	    off + len > sh.sh_size)
+		return false;
+	Elf_Data *data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf || off + len > data->d_size)
+		return false;
+	memcpy(buf, (const char *)data->d_buf + off, len);
+	return true;
 }
 
 const DiType *dwarf_object_type(const DiModule *m, const char *name)

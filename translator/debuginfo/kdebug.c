@@ -592,6 +592,18 @@ uint64_t di_any_symbol_addr(const char *module, const char *name)
 	return k->src == DI_SRC_DWARF ? dwarf_any_symbol_addr(k->m, name) : 0;
 }
 
+uint64_t di_symbol_start(const char *module, uint64_t pc)
+{
+	KMod *k = kmod(module);
+	return k->src == DI_SRC_DWARF ? dwarf_symbol_start(k->m, pc) : 0;
+}
+
+bool di_read_code(const char *module, uint64_t addr, void *buf, size_t len)
+{
+	KMod *k = kmod(module);
+	return k->src == DI_SRC_DWARF && dwarf_read_code(k->m, addr, buf, len);
+}
+
 uint64_t di_function_start(const char *module, const DiFunction *f)
 {
 	KMod *k = kmod(module);

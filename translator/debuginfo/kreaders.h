@@ -52,6 +52,10 @@ uint64_t dwarf_any_symbol_addr(const DiModule *m, const char *name);
 /* Where the function symbol holding pc begins (DWARF addresses); 0 when
  * no function symbol holds it. */
 uint64_t dwarf_symbol_start(const DiModule *m, uint64_t pc);
+/* Copy len bytes of m's file at address addr (DWARF addresses) into buf:
+ * false when they are not all in one section that holds them (a
+ * separate debug file's NOBITS text, say). */
+bool dwarf_read_code(const DiModule *m, uint64_t addr, void *buf, size_t len);
 /* A type by name ("struct x", "union x", "enum x", a typedef or base
  * name) among the top-level types of every compilation unit of m, with
  * no index (a small object: a compiled header); a definition is

@@ -287,6 +287,11 @@ static void *make_point(DiResolver *r, ProbePoint *c, const DiFunction *f,
 	if (!d) {
 		r->refused++;
 		r->why = why;
+		if (r->warn_refusal) {
+			r->warned++;
+			r->warn_why = why;
+			r->warn_refusal = false;
+		}
 		return NULL;
 	}
 	ResolvedPoint *rp = rp_push(r->out, r->fam, c);
@@ -673,6 +678,12 @@ int dip_resolve(DiResolver *r)
 			 r->why);
 		return -1;
 	}
+	/* the kernel's refusals are not silent: the probe fires at fewer
+	 * places than the debug information has */
+	if (r->warned)
+		warning_at(fc->loc, _("'%s': %d of its places left out, the "
+				      "kernel would refuse them: %s"),
+			   pp_text(pp), r->warned, r->warn_why);
 	if (r->refused)
 		verbose(1, "probes: %d of the points of '%s' left out: %s", r->refused,
 			pp_text(pp), r->why);

@@ -80,6 +80,12 @@ struct DiResolver {
 	Vec seen;               /* (uintptr_t) pc of points made */
 	int made, refused;
 	const char *why;        /* why the last one was refused */
+	/* Set by ops->place with a refusal a user must hear of even when
+	 * other places are made: a place the kernel would refuse at run
+	 * time (dip_resolve warns about them, with the last why) */
+	bool warn_refusal;
+	int warned;
+	const char *warn_why;
 	Vec *out;
 };
 

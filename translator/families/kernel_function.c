@@ -16,6 +16,7 @@
 #include "emit_glue.h"
 #include "dipoints.h"
 #include "kprobe.h"
+#include "arch/arch.h"
 
 #include <limits.h>
 #include <stdint.h>
@@ -302,12 +303,69 @@ static int kernel_filter(DiResolver *r, const DiFunction *f)
 	return DIP_KEEP;
 }
 
+/* "dentry_create+0x8c": where pc is, by the out-of-line function holding
+ * it (its symbol's start), else the bare address. */
+static const char *code_place(const char *module, uint64_t pc)
+{
+	const DiFunction *outer = dip_outer_function(module, pc);
+	uint64_t start = di_symbol_start(module, pc);
+	if (outer && start && start <= pc)
+		return xsprintf("%s+0x%llx", outer->name,
+				(unsigned long long)(pc - start));
+	return xsprintf("0x%llx", (unsigned long long)pc);
+}
+
+/* Why the target's kernel would refuse a kprobe at pc (an address of the
+ * debug information's file, where f's probe goes), by the architecture's
+ * rules over the instructions there and before it; NULL when it would
+ * take it, or when the file does not hold the code. */
+static const char *kprobe_refused_at(const char *module, const DiFunction *f,
+				     uint64_t pc)
+{
+	const Arch *a = arch_target();
+	if (!a->kprobe_refusal)
+		return NULL;
+	uint64_t start = di_symbol_start(module, pc);
+	size_t before = start && start <= pc ? pc - start : 0;
+	if (before > a->kprobe_lookback)
+		before = a->kprobe_lookback;
+	unsigned char *code = xalloc(before + 4);
+	if (!di_read_code(module, pc - before, code, before + 4))
+		return NULL;
+	size_t culprit = before;
+	const char *no = a->kprobe_refusal(code, before, &culprit);
+	if (!no)
+		return NULL;
+	const char *where = code_place(module, pc);
+	if (f->inlined)
+		where = xsprintf(_("%s (%s inlined there)"), where, f->name);
+	if (culprit == before)
+		return xsprintf("%s: %s", where, no);
+	return xsprintf(_("%s: %s (the instruction at %s)"), where, no,
+			code_place(module, pc - before + culprit));
+}
+
 static void *kernel_place(DiResolver *r, const DiFunction *f, uint64_t pc,
 			  const char **why)
 {
 	KernelPointData *d = NEW(KernelPointData);
 	*d = *(const KernelPointData *)r->ctx;
-	return place_probe(r->module, r->src, f, pc, d, why) ? d : NULL;
+	if (!place_probe(r->module, r->src, f, pc, d, why))
+		return NULL;
+	/* a place register_kprobe() would refuse with -EINVAL, which would
+	 * fail the whole module at run time: left out here, with a warning
+	 * (no later instruction is sure to mean the same: past an inlined
+	 * instance's entry its callee may already have run) */
+	if (r->src == DI_SRC_DWARF) {
+		const char *no = kprobe_refused_at(r->module, f,
+						   d->place_pc ? d->place_pc : pc);
+		if (no) {
+			*why = no;
+			r->warn_refusal = true;
+			return NULL;
+		}
+	}
+	return d;
 }
 
 static const char *kernel_callee_refused(DiResolver *r, const DiCallSite *cs)
@@ -511,6 +569,14 @@ static int resolve_dwarf_in(const ProbeFamily *fam, ProbePoint *pp,
 			d->pc = (uint64_t)d->address;
 			d->kernel_anchor = kernel_anchor();
 			rp->needs_debuginfo = false;
+			/* one place, which register_kprobe() would refuse */
+			static const DiFunction none;
+			const char *no = kprobe_refused_at(NULL, &none, d->pc);
+			if (no) {
+				error_at(sc->loc, _("cannot place a probe for '%s': %s"),
+					 pp_text(pp), no);
+				return -1;
+			}
 		}
 		return r;
 	}
