@@ -131,15 +131,16 @@ static inline void tap_call_exit(struct tap_context *c)
  * The per-CPU locks of a statistics global, one word per CPU: CPU i's is
  * at base + i * stride, on a cache line no other CPU's lock or data
  * shares.  A handler whose only use of the global is `<<<` takes none of
- * the global's rwlock: it takes its own CPU's word (tap_cpu_trylock), one
+ * the global's rwlock: its lock table takes its own CPU's word, one
  * uncontended atomic on a line only its CPU writes.  A handler that reads
  * the global (@count, foreach, delete, print of a histogram ...) takes
  * the global's write lock and then every CPU's word, marked with its own
  * CPU (TAP_CPU_READER), as a big-reader lock's writer does: while it
  * runs no `<<<` adds anywhere, so `x = @count(c); delete c` loses no add,
  * as with one lock.  The words are taken with trylock, MAXTRYLOCK times,
- * like the global locks: an adder that cannot have its word skips the
- * rest of its hit (counted as a lock skip, no message).
+ * like the global locks, at handler entry with them: a hit that cannot
+ * have its word is skipped whole (a lock skip).  tap_cpu_trylock() at the
+ * add is the safety net for an add outside any lock table.
  */
 struct tap_cpu_locks {
 	char *base;
@@ -161,12 +162,10 @@ int tap_cpu_trylock(struct tap_context *c, atomic_t *l);
  * `cpu` (statistics globals) points to the global's struct tap_cpu_locks *,
  * set when the global is created: with `lock`, the handler reads the
  * global and takes every CPU's word after the write lock; without (NULL),
- * it only adds to the global but takes other globals' locks, and takes
- * this CPU's word among them, in their order.  (A handler that only adds
- * takes its word at each add and never holds two: only handlers with a
- * lock table hold several locks, and they take them all or none, in one
- * order, so two readers that add to each other's global cannot wait for
- * each other mid-handler.)
+ * it only adds to the global and takes this CPU's word, in the global's
+ * order among its other locks.  All or none, in one order: two handlers
+ * that read and add to each other's globals cannot wait for each other
+ * mid-handler, and a skipped hit runs none of its statements.
  */
 struct tap_lock_req {
 	rwlock_t *lock;

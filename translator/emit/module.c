@@ -353,10 +353,11 @@ static void collect_uses(Unit *u, Body *b, Vec *seen, GlobalUse *acc, int nglob)
 }
 
 /* The lock table of a handler; returns how many locks it takes.  A
- * handler whose only globals are statistics it adds to (GlobalUse.locked
- * false) has none: each add takes its CPU's word.  Otherwise a statistics
- * global it reads takes its write lock and every CPU's word, one it only
- * adds to this CPU's word. */
+ * statistics global it reads takes its write lock and every CPU's word;
+ * one it only adds to (GlobalUse.locked false) only this CPU's word, so
+ * its adds touch no line another CPU writes.  The word is taken here, at
+ * the start with the others, not at the add: a hit that cannot have it
+ * is skipped whole, before any of its statements run. */
 static int write_lock_table(Unit *u, Body *b)
 {
 	Emitter *e = &u->e;
@@ -368,7 +369,7 @@ static int write_lock_table(Unit *u, Body *b)
 	collect_uses(u, b, &seen, acc, nglob);
 	int n = 0;
 	for (int i = 0; i < nglob; i++)
-		if (acc[i].var && acc[i].locked)
+		if (acc[i].var)
 			n++;
 	if (!n)
 		return 0;
