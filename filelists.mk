@@ -825,6 +825,9 @@ tapc_dist_files = \
 	testsuite/run/lang_regex.stp \
 	testsuite/run/lang_stats.out \
 	testsuite/run/lang_stats.stp \
+	testsuite/run/lang_stats_percpu.args \
+	testsuite/run/lang_stats_percpu.out \
+	testsuite/run/lang_stats_percpu.stp \
 	testsuite/run/lang_strings.out \
 	testsuite/run/lang_strings.stp \
 	testsuite/run/limits_define.args \

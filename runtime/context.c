@@ -271,16 +271,6 @@ void tap_error_clear(struct tap_context *c)
 	c->error_buf[0] = '\0';
 }
 
-static void tap_unlock_n(const struct tap_lock_req *req, int n)
-{
-	while (n-- > 0) {
-		if (req[n].write)
-			write_unlock(req[n].lock);
-		else
-			read_unlock(req[n].lock);
-	}
-}
-
 static bool tap_trylock_one(const struct tap_lock_req *r)
 {
 	int i;
@@ -293,6 +283,87 @@ static bool tap_trylock_one(const struct tap_lock_req *r)
 	return false;
 }
 
+static void tap_cpu_unlock_all(const struct tap_cpu_locks *pl, unsigned int n)
+{
+	while (n-- > 0)
+		tap_cpu_release(tap_cpu_lock_of(pl, n));
+}
+
+/* Every CPU's word of a statistics global, for a handler that reads it. */
+static bool tap_cpu_lock_all(const struct tap_cpu_locks *pl)
+{
+	int mark = TAP_CPU_READER(smp_processor_id());
+	unsigned int cpu;
+	int i;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		atomic_t *l = tap_cpu_lock_of(pl, cpu);
+
+		for (i = 0; i < MAXTRYLOCK; i++) {
+			if (atomic_read(l) == 0 && atomic_cmpxchg(l, 0, mark) == 0)
+				break;
+			ndelay(TRYLOCKDELAY);
+		}
+		if (i == MAXTRYLOCK) {
+			tap_cpu_unlock_all(pl, cpu);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* This CPU's word only, for a handler that adds to the global and takes
+ * other globals' locks: with them, in their order (see tap_lock_req). */
+static bool tap_cpu_lock_own(const struct tap_cpu_locks *pl)
+{
+	atomic_t *l = tap_cpu_lock_of(pl, smp_processor_id());
+	int i;
+
+	for (i = 0; i < MAXTRYLOCK; i++) {
+		if (atomic_read(l) == 0 &&
+		    atomic_cmpxchg(l, 0, TAP_CPU_READER(smp_processor_id())) == 0)
+			return true;
+		ndelay(TRYLOCKDELAY);
+	}
+	return false;
+}
+
+static void tap_unlock_one(const struct tap_lock_req *r)
+{
+	if (!r->lock) {
+		tap_cpu_release(tap_cpu_lock_of(*r->cpu, smp_processor_id()));
+		return;
+	}
+	if (r->cpu)
+		tap_cpu_unlock_all(*r->cpu, nr_cpu_ids);
+	if (r->write)
+		write_unlock(r->lock);
+	else
+		read_unlock(r->lock);
+}
+
+static bool tap_lock_one(const struct tap_lock_req *r)
+{
+	if (!r->lock)
+		return tap_cpu_lock_own(*r->cpu);
+	if (!tap_trylock_one(r))
+		return false;
+	if (r->cpu && !tap_cpu_lock_all(*r->cpu)) {
+		if (r->write)
+			write_unlock(r->lock);
+		else
+			read_unlock(r->lock);
+		return false;
+	}
+	return true;
+}
+
+static void tap_unlock_n(const struct tap_lock_req *req, int n)
+{
+	while (n-- > 0)
+		tap_unlock_one(&req[n]);
+}
+
 /*
  * All or nothing, in the order given (by global index): a handler never
  * waits while holding a lock, so there is no deadlock, only a skipped hit.
@@ -302,7 +373,7 @@ int tap_lock_globals(struct tap_context *c, const struct tap_lock_req *req, int 
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (!tap_trylock_one(&req[i])) {
+		if (!tap_lock_one(&req[i])) {
 			tap_unlock_n(req, i);
 			tap_count_skip(TAP_SKIP_LOCK);
 			atomic_inc(&tap_skipped_running);
@@ -319,4 +390,26 @@ void tap_unlock_globals(struct tap_context *c, const struct tap_lock_req *req, i
 		return;
 	tap_unlock_n(req, n);
 	c->locks_held = 0;
+}
+
+int tap_cpu_trylock(struct tap_context *c, atomic_t *l)
+{
+	int i, v;
+
+	for (i = 0; i < MAXTRYLOCK; i++) {
+		v = atomic_read(l);
+		if (v == 0 && atomic_cmpxchg(l, 0, 1) == 0)
+			return 0;
+		/* handlers do not nest on a CPU: this CPU's mark is this very
+		 * handler's, whose lock table took the word */
+		if (v == TAP_CPU_READER(smp_processor_id()))
+			return 1;
+		ndelay(TRYLOCKDELAY);
+	}
+	/* a reader held it all that time: skip the rest of this hit, as a
+	 * global lock not taken skips all of it */
+	tap_count_skip(TAP_SKIP_LOCK);
+	atomic_inc(&tap_skipped_running);
+	c->aborted = true;
+	return -EBUSY;
 }

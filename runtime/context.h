@@ -127,10 +127,50 @@ static inline void tap_call_exit(struct tap_context *c)
 	c->nesting--;
 }
 
-/* One global's lock as a handler needs it; pass 3 sorts by global index. */
+/*
+ * The per-CPU locks of a statistics global, one word per CPU: CPU i's is
+ * at base + i * stride, on a cache line no other CPU's lock or data
+ * shares.  A handler whose only use of the global is `<<<` takes none of
+ * the global's rwlock: its lock table takes its own CPU's word, one
+ * uncontended atomic on a line only its CPU writes.  A handler that reads
+ * the global (@count, foreach, delete, print of a histogram ...) takes
+ * the global's write lock and then every CPU's word, marked with its own
+ * CPU (TAP_CPU_READER), as a big-reader lock's writer does: while it
+ * runs no `<<<` adds anywhere, so `x = @count(c); delete c` loses no add,
+ * as with one lock.  The words are taken with trylock, MAXTRYLOCK times,
+ * like the global locks, at handler entry with them: a hit that cannot
+ * have its word is skipped whole (a lock skip).  tap_cpu_trylock() at the
+ * add is the safety net for an add outside any lock table.
+ */
+struct tap_cpu_locks {
+	char *base;
+	size_t stride;
+};
+
+#define TAP_CPU_READER(cpu) ((int)(cpu) + 2)	/* 1 is an adder */
+
+/* (macros: context.c uses them, and this header's inlines call context.c) */
+#define tap_cpu_lock_of(pl, cpu) ((atomic_t *)((pl)->base + (size_t)(cpu) * (pl)->stride))
+#define tap_cpu_release(l) atomic_set_release((l), 0)
+
+/* 0: taken (release it); 1: this handler's lock table took this CPU's
+ * word already (do not release); < 0: skip the rest of the hit. */
+int tap_cpu_trylock(struct tap_context *c, atomic_t *l);
+
+/*
+ * One global's lock as a handler needs it; pass 3 sorts by global index.
+ * `cpu` (statistics globals) points to the global's struct tap_cpu_locks *,
+ * set when the global is created: with `lock`, the handler reads the
+ * global and takes every CPU's word after the write lock; without (NULL),
+ * it only adds to the global and takes this CPU's word, in the global's
+ * order among its other locks.  All or none, in one order: two handlers
+ * that read and add to each other's globals cannot wait for each other
+ * mid-handler, and a skipped hit runs none of its statements.
+ */
 struct tap_lock_req {
 	rwlock_t *lock;
 	bool write;
+	struct tap_cpu_locks *const *cpu;
 };
 
 int tap_lock_globals(struct tap_context *c, const struct tap_lock_req *req, int n);

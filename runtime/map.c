@@ -113,6 +113,11 @@ struct tap_map *tap_map_create(int nkeys, const u8 *key_types, int val_type,
 	m->cpu = tap_alloc(nr_cpu_ids * sizeof(*m->cpu));
 	if (!m->cpu)
 		goto err_destroy;
+	/* each CPU's lock on a cache line of its own */
+	m->locks.stride = 64;
+	m->locks.base = tap_alloc(nr_cpu_ids * m->locks.stride);
+	if (!m->locks.base)
+		goto err_destroy;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		m->cpu[cpu] = tap_map_alloc(nkeys, key_types, val_type, spec,
 					    max_entries, wrap);
@@ -135,6 +140,7 @@ void tap_map_destroy(struct tap_map *m)
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 			tap_map_free_one(m->cpu[cpu]);
 		tap_free(m->cpu);
+		tap_free(m->locks.base);
 	}
 	tap_map_free_one(m);
 }
@@ -329,15 +335,29 @@ int tap_map_set_str(struct tap_context *c, struct tap_map *m, const union tap_ke
 	return 0;
 }
 
+/*
+ * a[k] <<< v: this CPU's map, under this CPU's lock of a (taken here, or
+ * by the handler's lock table, see tap_cpu_trylock).  A new
+ * key takes a node of this CPU's own pool: each CPU holds up to
+ * max_entries keys of its own.
+ */
 int tap_map_stat_add(struct tap_context *c, struct tap_map *m, const union tap_key *k, int64_t v)
 {
-	struct tap_map *pm = m->cpu ? m->cpu[smp_processor_id()] : m;
-	struct tap_mnode *n = tap_map_get_or_insert(c, pm, k);
+	unsigned int cpu = smp_processor_id();
+	struct tap_map *pm = m->cpu ? m->cpu[cpu] : m;
+	atomic_t *l = m->cpu ? tap_cpu_lock_of(&m->locks, cpu) : NULL;
+	struct tap_mnode *n;
+	int held = 0;
 
-	if (!n)
+	if (l && (held = tap_cpu_trylock(c, l)) < 0)
 		return -1;
-	tap_stat_data_add(&pm->spec, (struct tap_stat_data *)tap_node_field(pm, n, pm->val_off), v);
-	return 0;
+	n = tap_map_get_or_insert(c, pm, k);
+	if (n)
+		tap_stat_data_add(&pm->spec,
+				  (struct tap_stat_data *)tap_node_field(pm, n, pm->val_off), v);
+	if (l && !held)
+		tap_cpu_release(l);
+	return n ? 0 : -1;
 }
 
 /* All CPUs' partials of one key, merged; count 0 when it is absent. */

@@ -3,9 +3,12 @@
  * statistics value, a fixed pool of nodes allocated at load, hashing, and
  * iteration (unsorted = insertion order, or sorted, with limit and slices).
  *
- * Statistics arrays keep one map per CPU (a[k] <<< v touches only this
- * CPU's map, under the global's read lock); readers merge them under the
- * write lock.
+ * Statistics arrays keep one map per CPU, each with its pool of
+ * max_entries nodes allocated at load (HACKING.md counts the memory), and
+ * one lock per CPU (m->locks): a[k] <<< v touches only this CPU's map and
+ * takes only this CPU's lock, no lock of the global; a handler reading the
+ * array takes the global's write lock and every CPU's lock (the lock
+ * table's cpu member), then merges the CPUs' maps.
  */
 #ifndef TAP_MAP_H
 #define TAP_MAP_H
@@ -40,6 +43,7 @@ struct tap_map {
 	u32 *buckets;
 	u32 head, tail, free_head;
 	struct tap_map **cpu;		/* statistics: this CPU's maps */
+	struct tap_cpu_locks locks;	/* statistics: the CPUs' locks */
 	struct tap_stat_data *stat_tmp;	/* tap_map_get_stat's result */
 };
 

@@ -148,6 +148,13 @@ static int64_t tap_stat_m2(const struct tap_hist_spec *spec, const struct tap_st
 			       tap_mul(tap_mul(2, e), d->t1)));
 }
 
+/*
+ * Each CPU's part is its lock word then its partial, a stride that is a
+ * whole number of cache lines apart from the next CPU's: `<<<` writes
+ * only its own CPU's lines.
+ */
+#define TAP_STAT_CPU_HDR 8
+
 struct tap_stat *tap_stat_create(const struct tap_hist_spec *spec)
 {
 	struct tap_stat *s = tap_alloc(sizeof(*s));
@@ -159,10 +166,12 @@ struct tap_stat *tap_stat_create(const struct tap_hist_spec *spec)
 	if (tap_hist_spec_init(&s->spec))
 		goto err_free_stat;
 	s->dsize = tap_stat_data_size(&s->spec);
-	s->stride = (s->dsize + 63) & ~(size_t)63;
+	s->stride = (TAP_STAT_CPU_HDR + s->dsize + 63) & ~(size_t)63;
 	s->cpu = tap_alloc(s->stride * nr_cpu_ids);
 	if (!s->cpu)
 		goto err_free_stat;
+	s->locks.base = s->cpu;
+	s->locks.stride = s->stride;
 	s->agg = tap_alloc(s->dsize);
 	if (!s->agg)
 		goto err_free_cpu;
@@ -185,15 +194,30 @@ void tap_stat_destroy(struct tap_stat *s)
 
 static struct tap_stat_data *tap_stat_cpu(struct tap_stat *s, unsigned int cpu)
 {
-	return (struct tap_stat_data *)(s->cpu + cpu * s->stride);
+	return (struct tap_stat_data *)(s->cpu + cpu * s->stride + TAP_STAT_CPU_HDR);
 }
 
-/* Only this CPU writes its partial, and the context is not reentrant. */
-void tap_stat_add(struct tap_stat *s, int64_t v)
+/*
+ * x <<< v: this CPU's partial, under this CPU's lock of x (taken here, or
+ * by the handler's lock table, see tap_cpu_trylock; no lock of x unless
+ * the handler reads x too); the context is not reentrant, so no other
+ * adder shares the partial.
+ */
+int tap_stat_add(struct tap_context *c, struct tap_stat *s, int64_t v)
 {
-	tap_stat_data_add(&s->spec, tap_stat_cpu(s, smp_processor_id()), v);
+	unsigned int cpu = smp_processor_id();
+	atomic_t *l = tap_cpu_lock_of(&s->locks, cpu);
+	int held = tap_cpu_trylock(c, l);
+
+	if (held < 0)
+		return -1;
+	tap_stat_data_add(&s->spec, tap_stat_cpu(s, cpu), v);
+	if (!held)
+		tap_cpu_release(l);
+	return 0;
 }
 
+/* Readers hold x's write lock and every CPU's lock of x (the lock table). */
 const struct tap_stat_data *tap_stat_get(struct tap_stat *s)
 {
 	unsigned int cpu;
@@ -206,7 +230,10 @@ const struct tap_stat_data *tap_stat_get(struct tap_stat *s)
 
 void tap_stat_clear(struct tap_stat *s)
 {
-	memset(s->cpu, 0, s->stride * nr_cpu_ids);
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		memset(tap_stat_cpu(s, cpu), 0, s->dsize);
 	memset(s->agg, 0, s->dsize);
 }
 

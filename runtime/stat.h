@@ -1,8 +1,10 @@
 /*
  * stat.h - statistics (x <<< v): count, sum, min, max, a scaled mean and
  * sum of squared deviations for @variance (Welford, integer), and an
- * optional histogram.  Each CPU accumulates its own partial; readers merge
- * them (tap_stat_get) into a snapshot.
+ * optional histogram.  Each CPU accumulates its own partial under its own
+ * lock (no lock of the global, see tap_cpu_trylock); readers, holding the
+ * global's write lock and every CPU's lock, merge them (tap_stat_get) into
+ * a snapshot.
  */
 #ifndef TAP_STAT_H
 #define TAP_STAT_H
@@ -39,8 +41,9 @@ enum tap_stat_op {
 struct tap_stat {
 	struct tap_hist_spec spec;
 	size_t dsize;		/* sizeof(struct tap_stat_data) + buckets */
-	size_t stride;		/* per-CPU partials, cache-line apart */
+	size_t stride;		/* per-CPU lock + partial, cache-line apart */
 	char *cpu;
+	struct tap_cpu_locks locks;	/* each CPU's lock word, before its partial */
 	struct tap_stat_data *agg;	/* merged snapshot */
 };
 
@@ -52,11 +55,11 @@ void tap_stat_data_merge(const struct tap_hist_spec *spec, struct tap_stat_data 
 
 struct tap_stat *tap_stat_create(const struct tap_hist_spec *spec);
 void tap_stat_destroy(struct tap_stat *s);
-void tap_stat_add(struct tap_stat *s, int64_t v);
 const struct tap_stat_data *tap_stat_get(struct tap_stat *s);
 void tap_stat_clear(struct tap_stat *s);
 
 struct tap_context;
+int tap_stat_add(struct tap_context *c, struct tap_stat *s, int64_t v);
 int tap_stat_extract(struct tap_context *c, const struct tap_hist_spec *spec,
 		     const struct tap_stat_data *d, int op, int64_t *out);
 int tap_hist_nbuckets(const struct tap_hist_spec *spec);

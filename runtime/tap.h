@@ -56,9 +56,10 @@
  *            tap_map_add_long(c,m,k,delta,&new)  (for += ++ etc.)
  *  string:   tap_map_get_str(m,k) (const char *, "" if absent)
  *            tap_map_set_str(c,m,k,s)
- *  stats:    tap_map_stat_add(c,m,k,v) (a[k] <<< v, this CPU's map, under
- *            the global's READ lock);  tap_map_get_stat(m,k,&st) merges all
- *            CPUs (under the WRITE lock), then tap_stat_extract(c,&st,op,..)
+ *  stats:    tap_map_stat_add(c,m,k,v) (a[k] <<< v, this CPU's map under
+ *            this CPU's word of the global: context.h, tap_cpu_locks);
+ *            tap_map_get_stat(m,k,&st) merges all CPUs (under the WRITE
+ *            lock and every CPU's word), then tap_stat_extract(c,&st,op,..)
  *  other:    tap_map_exists(m,k)  tap_map_delete(m,k)  tap_map_clear(m)
  *            tap_map_size(m); slices: tap_map_exists_match(m,k,wild)
  *            tap_map_delete_match(m,k,wild), wild = bitmask of '*' keys.
@@ -75,7 +76,8 @@
  *            none.  Deleting (any element) inside the loop is safe; the
  *            iterator skips deleted elements.
  * Scalar statistics (stat.h): s = tap_stat_create(&hist_spec or NULL);
- *  tap_stat_add(s, v);  tap_stat_get(s, &st) merges all CPUs; then
+ *  if (tap_stat_add(c, s, v)) goto out;  (this CPU's partial, under its
+ *  own lock as a[k] <<< v);  tap_stat_get(s, &st) merges all CPUs; then
  *  tap_stat_extract(c,&st,TAP_STAT_COUNT|SUM|MIN|MAX|AVG|VARIANCE,shift,&v)
  *  ("empty aggregate" error for min/max/avg/variance of nothing);
  *  tap_stat_clear(s); histograms: tap_hist_print(c,&st) (print/println),

@@ -6,19 +6,32 @@
  */
 #include "emit_priv.h"
 
-void body_use_global(Body *b, Var *v, bool write)
+static void use_global(Body *b, Var *v, bool write, bool locked)
 {
 	for (int i = 0; i < b->uses.len; i++) {
 		GlobalUse *u = vec_get(&b->uses, i);
 		if (u->var == v) {
 			u->write |= write;
+			u->locked |= locked;
 			return;
 		}
 	}
 	GlobalUse *u = NEW(GlobalUse);
 	u->var = v;
 	u->write = write;
+	u->locked = locked;
 	vec_push(&b->uses, u);
+}
+
+void body_use_global(Body *b, Var *v, bool write)
+{
+	use_global(b, v, write, true);
+}
+
+/* `x <<< v` or `a[k] <<< v`: this CPU's part only, under its own lock. */
+void body_use_stat_add(Body *b, Var *v)
+{
+	use_global(b, v, false, false);
 }
 
 void body_add_local(Body *b, Var *v)

@@ -40,10 +40,13 @@ typedef struct Loop {
 	const char *iter;       /* foreach over a map: "&l->it[N]" */
 } Loop;
 
-/* A global a body touches, and how. */
+/* A global a body touches, and how.  A statistics global the body only
+ * adds to (`<<<`) needs none of its lock: the add takes its CPU's own
+ * (runtime/context.h, tap_cpu_trylock). */
 typedef struct GlobalUse {
 	Var *var;
 	bool write;
+	bool locked;            /* some use other than <<< */
 } GlobalUse;
 
 /* One C function being written: a probe body, a script function or an
@@ -128,6 +131,7 @@ const char *names_stat_spec(Emitter *e, Var *v); /* "&tapg_x.m->spec" */
 
 /* ---- body.c: one C function's bookkeeping ---- */
 void body_use_global(Body *b, Var *v, bool write);
+void body_use_stat_add(Body *b, Var *v);
 void body_add_local(Body *b, Var *v);
 Label *body_label(Body *b, const char *stem);
 void body_put_label(Emitter *e, Label *l);       /* "NAME: ;" when used */

@@ -636,7 +636,9 @@ static Val assign_scalar(Body *b, Node *n, Var *v)
 	const char *op = n->op ? n->op : "=";
 	bool plain = !strcmp(op, "=");
 	b->effects++;
-	if (v->scope == VS_GLOBAL)
+	if (v->scope == VS_GLOBAL && !strcmp(op, "<<<") && v->type == TY_STATS)
+		body_use_stat_add(b, v);
+	else if (v->scope == VS_GLOBAL)
 		body_use_global(b, v, strcmp(op, "<<<") != 0);
 	else
 		body_add_local(b, v);
@@ -646,7 +648,7 @@ static Val assign_scalar(Body *b, Node *n, Var *v)
 		if (v->type != TY_STATS || v->scope != VS_GLOBAL)
 			return body_error(b, n->loc, _("<<< needs a statistics global"));
 		Val r = expr_eval(b, n->rhs);
-		emit(e, "tap_stat_add(%s.s, %s);", names_var(e, v), r.c);
+		body_fail_if(b, xsprintf("tap_stat_add(c, %s.s, %s)", names_var(e, v), r.c));
 		return r;
 	}
 	if (v->type == TY_STATS)
@@ -680,7 +682,10 @@ static Val assign_element(Body *b, Node *n)
 	if (!v || v->arity <= 0)
 		return body_error(b, n->loc, _("assigning to an element of something that is "
 					       "not an array"));
-	body_use_global(b, v, strcmp(op, "<<<") != 0);
+	if (!strcmp(op, "<<<") && v->type == TY_STATS)
+		body_use_stat_add(b, v);
+	else
+		body_use_global(b, v, strcmp(op, "<<<") != 0);
 	int nk = lhs->args.len;
 	Node **nodes = xalloc(sizeof(Node *) * (nk + 1));
 	for (int i = 0; i < nk; i++)

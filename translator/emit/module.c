@@ -343,6 +343,7 @@ static void collect_uses(Unit *u, Body *b, Vec *seen, GlobalUse *acc, int nglob)
 			continue;
 		acc[k].var = g->var;
 		acc[k].write |= g->write;
+		acc[k].locked |= g->locked;
 	}
 	for (int i = 0; i < b->calls.len; i++) {
 		Body *cb = func_body(u, vec_get(&b->calls, i));
@@ -351,7 +352,12 @@ static void collect_uses(Unit *u, Body *b, Vec *seen, GlobalUse *acc, int nglob)
 	}
 }
 
-/* The lock table of a handler; returns how many locks it takes. */
+/* The lock table of a handler; returns how many locks it takes.  A
+ * statistics global it reads takes its write lock and every CPU's word;
+ * one it only adds to (GlobalUse.locked false) only this CPU's word, so
+ * its adds touch no line another CPU writes.  The word is taken here, at
+ * the start with the others, not at the add: a hit that cannot have it
+ * is skipped whole, before any of its statements run. */
 static int write_lock_table(Unit *u, Body *b)
 {
 	Emitter *e = &u->e;
@@ -368,10 +374,22 @@ static int write_lock_table(Unit *u, Body *b)
 	if (!n)
 		return 0;
 	emit_open(e, "static const struct tap_lock_req locks[] = {");
-	for (int i = 0; i < nglob; i++)
-		if (acc[i].var)
-			emit(e, "{ &%s.lock, %s },", names_var(e, acc[i].var),
-			     acc[i].write ? "true" : "false");
+	n = 0;
+	for (int i = 0; i < nglob; i++) {
+		if (!acc[i].var)
+			continue;
+		const char *name = names_var(e, acc[i].var);
+		/* a reader of statistics excludes the adders of every CPU; an
+		 * adder that takes other locks takes its CPU's word with them,
+		 * in order (runtime/context.h, struct tap_lock_req) */
+		if (acc[i].var->type == TY_STATS && acc[i].locked)
+			emit(e, "{ &%s.lock, true, &%s.cpu_locks },", name, name);
+		else if (acc[i].var->type == TY_STATS)
+			emit(e, "{ NULL, false, &%s.cpu_locks },", name);
+		else
+			emit(e, "{ &%s.lock, %s },", name, acc[i].write ? "true" : "false");
+		n++;
+	}
 	emit_close(e, "};");
 	return n;
 }
@@ -388,6 +406,8 @@ static void write_global(Unit *u, Var *v)
 	emit_line_directive(e, v->loc);
 	emit_open(e, "static struct {");
 	emit(e, "rwlock_t lock;");
+	if (v->type == TY_STATS)
+		emit(e, "struct tap_cpu_locks *cpu_locks;");
 	if (v->arity > 0)
 		emit(e, "struct tap_map *m;");
 	else if (v->type == TY_STATS)
@@ -552,6 +572,8 @@ static void write_global_setup(Unit *u)
 			emit_close(e, "}");
 			emit(e, "if (!%s.m)", n);
 			emit(e, "\tgoto fail;");
+			if (v->type == TY_STATS)
+				emit(e, "%s.cpu_locks = &%s.m->locks;", n, n);
 			sb_free(&kt);
 		} else if (v->type == TY_STATS) {
 			emit_open(e, "{");
@@ -560,6 +582,7 @@ static void write_global_setup(Unit *u)
 			emit_close(e, "}");
 			emit(e, "if (!%s.s)", n);
 			emit(e, "\tgoto fail;");
+			emit(e, "%s.cpu_locks = &%s.s->locks;", n, n);
 		}
 	}
 	for (int i = 0; i < u->e.regexes.len; i++) {

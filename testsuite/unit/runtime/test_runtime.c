@@ -387,7 +387,7 @@ static void test_context(void)
 {
 	struct tap_context *c = enter(), *c2;
 	rwlock_t l1, l2;
-	struct tap_lock_req req[] = { { &l1, false }, { &l2, true } };
+	struct tap_lock_req req[] = { { &l1, false, NULL }, { &l2, true, NULL } };
 	int i;
 
 	/* reentry on the same CPU is refused and counted */
@@ -725,7 +725,7 @@ static void test_stats(void)
 	/* values from four CPUs */
 	for (i = 1; i <= 20; i++) {
 		tap_test_cpu = i % 4;
-		tap_stat_add(s, i % 2 ? -i : i);
+		tap_stat_add(c, s, i % 2 ? -i : i);
 	}
 	tap_test_cpu = 0;
 	d = tap_stat_get(s);
@@ -737,8 +737,8 @@ static void test_stats(void)
 	CHECK_INT(r, 0);	/* 10 / 20, integer division */
 	/* @variance: 1..5 on one CPU: 12 (shift 0), 2 (shift 1), as man stap */
 	for (i = 1; i <= 5; i++) {
-		tap_stat_add(v0, i);
-		tap_stat_add(v1, i);
+		tap_stat_add(c, v0, i);
+		tap_stat_add(c, v1, i);
 	}
 	tap_stat_extract(c, &v0->spec, tap_stat_get(v0), TAP_STAT_VARIANCE, &r);
 	CHECK_INT(r, 12);
@@ -748,13 +748,62 @@ static void test_stats(void)
 	tap_stat_clear(v0);
 	for (i = 1; i <= 8; i++) {
 		tap_test_cpu = i % 3;
-		tap_stat_add(v0, i * 10);
+		tap_stat_add(c, v0, i * 10);
 	}
 	tap_test_cpu = 0;
 	tap_stat_extract(c, &v0->spec, tap_stat_get(v0), TAP_STAT_VARIANCE, &r);
 	CHECK_INT(r, 600);	/* sample variance of 10..80 */
 	tap_stat_extract(c, &v0->spec, tap_stat_get(v0), TAP_STAT_AVG, &r);
 	CHECK_INT(r, 45);
+	/* a reader holds this CPU's part: the add gives up after MAXTRYLOCK
+	 * tries and the rest of the hit is skipped, counted, with no message */
+	i = nskips[TAP_SKIP_LOCK];
+	atomic_set(tap_cpu_lock_of(&v0->locks, 0), 1);
+	CHECK_INT(tap_stat_add(c, v0, 1000), -1);
+	CHECK_INT(c->aborted, 1);
+	CHECK_INT(c->last_error == NULL, 1);
+	CHECK_INT(nskips[TAP_SKIP_LOCK], i + 1);
+	atomic_set(tap_cpu_lock_of(&v0->locks, 0), 0);
+	c->aborted = false;
+	CHECK_INT(tap_stat_add(c, v0, 90), 0);
+	CHECK_INT(atomic_read(tap_cpu_lock_of(&v0->locks, 0)), 0);	/* released */
+	CHECK_INT(tap_stat_get(v0)->count, 9);
+	CHECK_INT(tap_stat_get(v0)->sum, 450);
+	/* a handler that reads v0 holds v0's write lock and every CPU's word:
+	 * its own add goes in, an add on another CPU is skipped */
+	{
+		struct tap_cpu_locks *plv = &v0->locks;
+		rwlock_t lv;
+		struct tap_lock_req rq[1] = { { &lv, true, &plv } };
+
+		rwlock_init(&lv);
+		CHECK_INT(tap_lock_globals(c, rq, 1), 0);
+		CHECK_INT(atomic_read(tap_cpu_lock_of(plv, 1)), TAP_CPU_READER(0));
+		CHECK_INT(tap_stat_add(c, v0, 10), 0);
+		CHECK_INT(atomic_read(tap_cpu_lock_of(plv, 0)), TAP_CPU_READER(0));
+		tap_test_cpu = 1;
+		CHECK_INT(tap_stat_add(c, v0, 10), -1);
+		tap_test_cpu = 0;
+		c->aborted = false;
+		tap_unlock_globals(c, rq, 1);
+		CHECK_INT(lv.writer, 0);
+		CHECK_INT(atomic_read(tap_cpu_lock_of(plv, 0)) + atomic_read(tap_cpu_lock_of(plv, 1)), 0);
+		/* a CPU's word held by an adder: all or nothing */
+		atomic_set(tap_cpu_lock_of(plv, 1), 1);
+		CHECK_INT(tap_lock_globals(c, rq, 1), -EBUSY);
+		CHECK_INT(lv.writer + atomic_read(tap_cpu_lock_of(plv, 0)), 0);
+		atomic_set(tap_cpu_lock_of(plv, 1), 0);
+		CHECK_INT(tap_stat_get(v0)->count, 10);
+		/* an adder with a lock table: this CPU's word only, in order */
+		rq[0].lock = NULL;
+		CHECK_INT(tap_lock_globals(c, rq, 1), 0);
+		CHECK_INT(atomic_read(tap_cpu_lock_of(plv, 0)), TAP_CPU_READER(0));
+		CHECK_INT(atomic_read(tap_cpu_lock_of(plv, 1)), 0);
+		CHECK_INT(tap_stat_add(c, v0, 10), 0);
+		tap_unlock_globals(c, rq, 1);
+		CHECK_INT(atomic_read(tap_cpu_lock_of(plv, 0)), 0);
+		CHECK_INT(tap_stat_get(v0)->count, 11);
+	}
 	leave(c);
 	tap_contexts_free();
 	tap_stat_destroy(s);
@@ -782,6 +831,13 @@ static void test_stat_map(void)
 		tap_map_stat_add(c, m, KS(i % 3 == 0 ? "a" : i % 3 == 1 ? "b" : "c"), i);
 	}
 	tap_map_stat_add(c, m, KS("b"), 100);
+	/* a reader holds CPU 3's map: that CPU's add is skipped */
+	tap_test_cpu = 3;
+	atomic_set(tap_cpu_lock_of(&m->locks, 3), 1);
+	CHECK_INT(tap_map_stat_add(c, m, KS("b"), 1000), -1);
+	CHECK_INT(c->aborted == 1 && c->last_error == NULL, 1);
+	c->aborted = false;
+	atomic_set(tap_cpu_lock_of(&m->locks, 3), 0);
 	tap_test_cpu = 0;
 	d = tap_map_get_stat(m, KS("b"));	/* 1 4 7 10 100 */
 	CHECK_INT(d->count, 5);
@@ -830,16 +886,17 @@ static void test_hist(void)
 	int i;
 
 	CHECK_INT(tap_contexts_init(), 0);
+	c = enter();	/* the adds below run in a handler */
 	s = tap_stat_create(&lg);
 	CHECK_STR(hist(s),
 		  "value |-------------------------------------------------- count\n"
 		  "\n");
 	for (i = 0; i < 10; i++)
-		tap_stat_add(s, 1);
-	tap_stat_add(s, 2);
-	tap_stat_add(s, 3);
-	tap_stat_add(s, 5);
-	tap_stat_add(s, 0);
+		tap_stat_add(c, s, 1);
+	tap_stat_add(c, s, 2);
+	tap_stat_add(c, s, 3);
+	tap_stat_add(c, s, 5);
+	tap_stat_add(c, s, 0);
 	/* values >= 0: no rows below 0 (stap's margin stops there) */
 	CHECK_STR(hist(s),
 		  "value |-------------------------------------------------- count\n"
@@ -852,9 +909,9 @@ static void test_hist(void)
 		  "\n");
 	/* negatives and a gap that is elided */
 	tap_stat_clear(s);
-	tap_stat_add(s, -5);
-	tap_stat_add(s, -1);
-	tap_stat_add(s, 1000);
+	tap_stat_add(c, s, -5);
+	tap_stat_add(c, s, -1);
+	tap_stat_add(c, s, 1000);
 	CHECK_STR(hist(s),
 		  "value |-------------------------------------------------- count\n"
 		  "  -16 |                                                   0\n"
@@ -874,11 +931,11 @@ static void test_hist(void)
 	/* large counts scale to 50 columns: scale = ceil(max / 50) */
 	tap_stat_clear(s);
 	for (i = 0; i < 1234; i++)
-		tap_stat_add(s, 64);
+		tap_stat_add(c, s, 64);
 	for (i = 0; i < 100; i++)
-		tap_stat_add(s, 200);
-	tap_stat_add(s, INT64_MIN);
-	tap_stat_add(s, INT64_MAX);
+		tap_stat_add(c, s, 200);
+	tap_stat_add(c, s, INT64_MIN);
+	tap_stat_add(c, s, INT64_MAX);
 	CHECK_STR(hist(s),
 		  "               value |-------------------------------------------------- count\n"
 		  "-9223372036854775808 |                                                      1\n"
@@ -900,14 +957,14 @@ static void test_hist(void)
 
 	s = tap_stat_create(&ln);
 	CHECK_INT(tap_hist_nbuckets(&s->spec), 13);
-	tap_stat_add(s, -5);
-	tap_stat_add(s, 0);
-	tap_stat_add(s, 9);
-	tap_stat_add(s, 10);
-	tap_stat_add(s, 55);
-	tap_stat_add(s, 109);
-	tap_stat_add(s, 110);
-	tap_stat_add(s, 5000);
+	tap_stat_add(c, s, -5);
+	tap_stat_add(c, s, 0);
+	tap_stat_add(c, s, 9);
+	tap_stat_add(c, s, 10);
+	tap_stat_add(c, s, 55);
+	tap_stat_add(c, s, 109);
+	tap_stat_add(c, s, 110);
+	tap_stat_add(c, s, 5000);
 	CHECK_STR(hist(s),
 		  "value |-------------------------------------------------- count\n"
 		  "   <0 |@                                                  1\n"
@@ -925,7 +982,7 @@ static void test_hist(void)
 		  " >100 |@@                                                 2\n"
 		  "\n");
 	tap_stat_clear(s);
-	tap_stat_add(s, 50);
+	tap_stat_add(c, s, 50);
 	CHECK_STR(hist(s),
 		  "value |-------------------------------------------------- count\n"
 		  "   30 |                                                   0\n"
@@ -943,7 +1000,7 @@ static void test_hist(void)
 					     .stop = 1000000, .interval = 100000 };
 
 		s = tap_stat_create(&big);
-		tap_stat_add(s, 700000);
+		tap_stat_add(c, s, 700000);
 		CHECK_STR(hist(s),
 			  "  value |-------------------------------------------------- count\n"
 			  " 500000 |                                                   0\n"
@@ -954,7 +1011,7 @@ static void test_hist(void)
 			  "\n");
 		tap_stat_destroy(s);
 		s = tap_stat_create(&lg);
-		tap_stat_add(s, 1);
+		tap_stat_add(c, s, 1);
 		CHECK_STR(hist(s),
 			  "value |-------------------------------------------------- count\n"
 			  "    0 |                                                   0\n"
@@ -967,9 +1024,8 @@ static void test_hist(void)
 
 	/* man stap: @hist_linear(x, 1, 3, 1) of -100 1 2 3 100 */
 	s = tap_stat_create(&l3);
-	c = enter();
 	for (i = 0; i < 5; i++)
-		tap_stat_add(s, (int64_t[]){ -100, 1, 2, 3, 100 }[i]);
+		tap_stat_add(c, s, (int64_t[]){ -100, 1, 2, 3, 100 }[i]);
 	CHECK_INT(tap_hist_nbuckets(&s->spec), 5);
 	for (i = 0; i < 5; i++) {
 		CHECK_INT(tap_hist_bucket(c, &s->spec, tap_stat_get(s), i, &r), 0);
