@@ -85,11 +85,14 @@ void tap_stat_data_add(const struct tap_hist_spec *spec, struct tap_stat_data *d
 			d->min = v;
 		if (v > d->max)
 			d->max = v;
+		if (!spec->variance)
+			goto hist;	/* no division where no @variance reads it */
 		/* Welford: the mean moves by delta / n, m2 by delta * (v - mean). */
 		delta = tap_sub(vs, d->avg_s);
 		d->avg_s = tap_add(d->avg_s, div64_s64(delta, d->count));
 		d->m2 = tap_add(d->m2, tap_mul(delta, tap_sub(vs, d->avg_s)));
 	}
+hist:
 	if (spec->type != TAP_HIST_NONE)
 		d->hist[tap_hist_bucket_of(spec, v)]++;
 }
@@ -271,6 +274,11 @@ int tap_stat_extract(struct tap_context *c, const struct tap_hist_spec *spec,
 		*out = div64_s64(d->sum, d->count);
 		return 0;
 	case TAP_STAT_VARIANCE:
+		if (!spec->variance) {
+			/* pass 3 sets .variance wherever a @variance reads it */
+			tap_error(c, "@variance of a statistic kept without it");
+			return -1;
+		}
 		if (d->count < 2) {
 			*out = 0;
 			return 0;

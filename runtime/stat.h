@@ -16,6 +16,7 @@ struct tap_hist_spec {
 	int type;		/* enum tap_hist_type */
 	int64_t start, stop, interval;	/* @hist_linear(v, start, stop, interval) */
 	int var_shift;		/* @variance(v, shift): 0..62 */
+	int variance;		/* some @variance reads it: keep avg_s and m2 */
 	int buckets;		/* filled in by tap_hist_spec_init */
 };
 

@@ -182,6 +182,8 @@ static void note_hist(Emitter *e, Node *n)
 static void note_variance(Emitter *e, Node *n)
 {
 	Var *v = n->lhs ? n->lhs->var : NULL;
+	if (!v && n->lhs && n->lhs->base)
+		v = n->lhs->base->var;	/* @variance(a[k]) */
 	if (!v)
 		return;
 	int64_t shift = 0;
@@ -518,9 +520,12 @@ static const char *spec_init(Emitter *e, Var *v)
 	StatSpec *s = global_stat_spec(v);
 	const char *type = s->type == 1 ? "TAP_HIST_LOG" : s->type == 2 ? "TAP_HIST_LINEAR"
 						       : "TAP_HIST_NONE";
+	/* .variance: only a global some @variance reads pays for the running
+	 * mean and m2 (a division) at each `<<<` */
 	return xsprintf("{ .type = %s, .start = %s, .stop = %s, .interval = %s, "
-			".var_shift = %d }", type, emit_long_lit(s->start), emit_long_lit(s->stop),
-			emit_long_lit(s->interval), s->var_shift);
+			".var_shift = %d, .variance = %d }", type, emit_long_lit(s->start),
+			emit_long_lit(s->stop), emit_long_lit(s->interval), s->var_shift,
+			s->set_shift ? 1 : 0);
 }
 
 /* tap_globals_create(): maps, statistics, regexes; tap_globals_free(). */

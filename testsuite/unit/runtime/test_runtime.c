@@ -703,9 +703,12 @@ static void test_map_delete_in_foreach(void)
 
 static void test_stats(void)
 {
-	struct tap_hist_spec sh = { .type = TAP_HIST_NONE }, s1 = { .var_shift = 1 };
+	struct tap_hist_spec sh = { .type = TAP_HIST_NONE, .variance = 1 },
+			      s1 = { .var_shift = 1, .variance = 1 };
 	struct tap_stat *s = tap_stat_create(&sh), *v1 = tap_stat_create(&s1);
-	struct tap_stat *v0 = tap_stat_create(NULL);
+	struct tap_hist_spec sv = { .variance = 1 };
+	struct tap_stat *v0 = tap_stat_create(&sv);
+	struct tap_stat *nv = tap_stat_create(NULL);
 	const struct tap_stat_data *d;
 	struct tap_context *c;
 	int64_t r = 0;
@@ -755,6 +758,23 @@ static void test_stats(void)
 	CHECK_INT(r, 600);	/* sample variance of 10..80 */
 	tap_stat_extract(c, &v0->spec, tap_stat_get(v0), TAP_STAT_AVG, &r);
 	CHECK_INT(r, 45);
+	/* kept without @variance (no division per add): the other
+	 * aggregates are the same, and a @variance is an error */
+	for (i = 1; i <= 8; i++) {
+		tap_test_cpu = i % 3;
+		tap_stat_add(c, nv, i * 10);
+	}
+	tap_test_cpu = 0;
+	d = tap_stat_get(nv);
+	CHECK_INT(d->count, 8);
+	CHECK_INT(d->sum, 360);
+	CHECK_INT(d->min, 10);
+	CHECK_INT(d->max, 80);
+	tap_stat_extract(c, &nv->spec, d, TAP_STAT_AVG, &r);
+	CHECK_INT(r, 45);
+	CHECK_INT(tap_stat_extract(c, &nv->spec, d, TAP_STAT_VARIANCE, &r), -1);
+	CHECK_INT(c->last_error != NULL, 1);
+	tap_error_clear(c);
 	/* a reader holds this CPU's part: the add gives up after MAXTRYLOCK
 	 * tries and the rest of the hit is skipped, counted, with no message */
 	i = nskips[TAP_SKIP_LOCK];
@@ -809,6 +829,7 @@ static void test_stats(void)
 	tap_stat_destroy(s);
 	tap_stat_destroy(v0);
 	tap_stat_destroy(v1);
+	tap_stat_destroy(nv);
 }
 
 static void test_stat_map(void)
