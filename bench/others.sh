@@ -26,6 +26,9 @@
 #     The copy is in testsuite/out only; nothing of SystemTap is kept in
 #     this repository.
 #
+# BENCH_STAP=0 and BENCH_BPFTRACE=0 leave a tool out (stap's modules
+# take minutes to build on a loaded machine).
+#
 # Functions (each sets a *_why with the reason when a tool cannot be
 # used; the bench prints "-" and the reason in that column):
 #   others_cpio DIR      others_cpio=the archive (built if missing) or "";
@@ -54,9 +57,14 @@ others_cpio() {
 	others_bt_why= others_stap_why=
 	others_bt=$(command -v "${BPFTRACE:-bpftrace}" 2>/dev/null)
 	[ -n "$others_bt" ] || others_bt_why="no bpftrace on this machine (apt-get install bpftrace)"
+	if [ "${BENCH_BPFTRACE:-1}" = 0 ]; then
+		others_bt= others_bt_why="left out (BENCH_BPFTRACE=0)"
+	fi
 	others_staprun=$(command -v staprun 2>/dev/null)
 	local stapio=
-	if [ -z "$others_staprun" ]; then
+	if [ "${BENCH_STAP:-1}" = 0 ]; then
+		others_staprun= others_stap_why="left out (BENCH_STAP=0)"
+	elif [ -z "$others_staprun" ]; then
 		others_stap_why="no staprun on this machine (apt-get install systemtap)"
 	else
 		# staprun runs stapio from its own lib folder
