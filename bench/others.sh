@@ -121,7 +121,7 @@ others_cpio() {
 }
 
 others_stap_setup() {
-	local r=$1 stap map vml rt f
+	local r=$1 stap map vml rt f t
 	others_stap= others_tree= others_rt=
 	[ -z "$others_stap_why" ] || return 0
 	stap=$(command -v stap 2>/dev/null)
@@ -132,25 +132,39 @@ others_stap_setup() {
 		others_stap_why="stap needs $map and $vml (linux-image-$r-dbg)"
 		return 0
 	fi
+	# Made once, then only read: benches running side by side (each
+	# holds its own lock) share them.
 	others_tree=$others_dir/tree-$r
-	rm -rf "$others_tree"
-	mkdir -p "$others_tree"
-	for f in /lib/modules/"$r"/build/* /lib/modules/"$r"/build/.[!.]*; do
-		[ -e "$f" ] && ln -s "$f" "$others_tree/"
-	done
-	# (stap finds the tracepoints' headers through "source": Debian's
-	# headers split between the release's folder and a common one)
-	[ ! -e /lib/modules/"$r"/source ] || ln -sfn /lib/modules/"$r"/source "$others_tree/source"
-	ln -sfn "$map" "$others_tree/System.map"
-	ln -sfn "$vml" "$others_tree/vmlinux"
+	if [ ! -e "$others_tree/.made" ]; then
+		t=$others_tree.$$
+		rm -rf "$t"
+		mkdir -p "$t"
+		for f in /lib/modules/"$r"/build/* /lib/modules/"$r"/build/.[!.]*; do
+			[ -e "$f" ] && ln -s "$f" "$t/"
+		done
+		# (stap finds the tracepoints' headers through "source": Debian's
+		# headers split between the release's folder and a common one)
+		[ ! -e /lib/modules/"$r"/source ] || ln -sfn /lib/modules/"$r"/source "$t/source"
+		ln -sfn "$map" "$t/System.map"
+		ln -sfn "$vml" "$t/vmlinux"
+		touch "$t/.made"
+		rm -rf "$others_tree"
+		mv "$t" "$others_tree"
+	fi
 	rt=$(dirname "$(dirname "$(readlink -f "$stap")")")/share/systemtap/runtime
 	[ -d "$rt" ] || { others_stap_why="no stap runtime at $rt"; return 0; }
 	others_rt=$others_dir/stap-runtime-$r
-	rm -rf "$others_rt"
-	cp -r "$rt" "$others_rt"
-	if grep -qs 'bool task_work_cancel(' /lib/modules/"$r"/build/include/linux/task_work.h \
-		/lib/modules/"$r"/source/include/linux/task_work.h; then
-		sed -i 's/\btask_work_cancel\b/task_work_cancel_func/g' "$others_rt/stp_task_work.c"
+	if [ ! -e "$others_rt/.made" ] || [ "$rt" -nt "$others_rt/.made" ]; then
+		t=$others_rt.$$
+		rm -rf "$t"
+		cp -r "$rt" "$t"
+		if grep -qs 'bool task_work_cancel(' /lib/modules/"$r"/build/include/linux/task_work.h \
+			/lib/modules/"$r"/source/include/linux/task_work.h; then
+			sed -i 's/\btask_work_cancel\b/task_work_cancel_func/g' "$t/stp_task_work.c"
+		fi
+		touch "$t/.made"
+		rm -rf "$others_rt"
+		mv "$t" "$others_rt"
 	fi
 	others_stap=$stap
 }
