@@ -168,6 +168,7 @@ tapc_dist_files = \
 	bench/debuginfo \
 	bench/di_query.c \
 	bench/front-end \
+	bench/others.sh \
 	bench/overload \
 	bench/plt-libraries \
 	bench/runtime \
@@ -177,6 +178,7 @@ tapc_dist_files = \
 	bench/uprobes \
 	bench/workloads/clock_now.c \
 	bench/workloads/getppid_bench.c \
+	bench/workloads/read_bench.c \
 	bench/workloads/sdt_bench.c \
 	bench/workloads/sdt_bench.d \
 	bench/workloads/upcall_bench.c \

@@ -30,7 +30,11 @@
 #                          boot once with the cases in STAGE/NAME/ (cmd,
 #                          modules, timeout), workloads from OUT/workloads;
 #                          leaves OUT/console.log and OUT/cases/NAME.{stdout,
-#                          stderr,dmesg,end}
+#                          stderr,dmesg,end}; the gzipped cpio archives
+#                          named in the array vm_extra_initrds (if set)
+#                          are appended to the initramfs (the kernel
+#                          unpacks each over the last: bench/ adds the
+#                          programs bpftrace and staprun need this way)
 #   vm_split_cases RAW DIR the case channel split into DIR/NAME.{stdout,
 #                          stderr,dmesg,end} (vm_boot does it)
 #   vm_field KEY ENDFILE   a field (status, problems, ...) of a case's END line
@@ -325,6 +329,11 @@ vm_boot() {
 	"$top/testsuite/vm/mkinitramfs" -o "$o/initrd.gz" --cases "$stage" \
 		--workloads "$o/workloads" --taprun "$taprun" \
 		"${vm_initramfs_args[@]}" || return 1
+	# (a cpio archive may follow another in an initramfs: a large one
+	# built once need not be packed again each boot)
+	if [ -n "${vm_extra_initrds+set}" ] && [ ${#vm_extra_initrds[@]} -gt 0 ]; then
+		cat "${vm_extra_initrds[@]}" >>"$o/initrd.gz" || return 1
+	fi
 	f=$(vm_kernel "$r") || return 1
 	vm_qemu "$f" "$o/initrd.gz" "$o/console.log" "$o/cases.raw"
 	timeout -k 5 "$limit" "${vm_qemu_cmd[@]}" </dev/null >"$o/qemu.log" 2>&1
