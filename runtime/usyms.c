@@ -95,6 +95,17 @@ void tap_usyms_stop(void)
 	}
 }
 
+/*
+ * The object's file, by its filesystem and inode number rather than the
+ * inode we hold: a network filesystem (9p in the test VM, 6.12) may give
+ * a later lookup of the same file, the exec's, an inode of its own.
+ */
+static bool _tap_same_file(const struct inode *held, const struct inode *inode)
+{
+	return held == inode ||
+	       (held && held->i_sb == inode->i_sb && held->i_ino == inode->i_ino);
+}
+
 /* Where one user address is: the object and its file address. */
 struct _tap_uloc {
 	const struct tap_uobj *obj;
@@ -118,7 +129,7 @@ static bool _tap_ulocate_locked(struct mm_struct *mm, unsigned long addr,
 	for (i = 0; i < TAP_NUOBJS; i++) {
 		const struct tap_uobj *o = &tap_uobjs[i];
 
-		if (tap_uobj_inodes[i] != inode)
+		if (!_tap_same_file(tap_uobj_inodes[i], inode))
 			continue;
 		for (s = 0; s < o->nsegs; s++) {
 			const struct tap_useg *g = &o->segs[s];
