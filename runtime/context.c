@@ -20,6 +20,9 @@ u32 tap_max_map_entries;
  * there are none) */
 struct tap_context **tap_contexts;
 unsigned int tap_ncontexts;
+#ifndef TAP_USER_TEST
+DEFINE_PER_CPU(struct tap_context *, tap_context_of_cpu);
+#endif
 
 #ifdef TAP_OVERLOAD
 /* The overload guard stopped the script (set once, by the first CPU). */
@@ -85,6 +88,11 @@ int tap_contexts_init(void)
 	}
 	smp_wmb();	/* the contexts before their count */
 	WRITE_ONCE(tap_ncontexts, nr_cpu_ids);
+#ifndef TAP_USER_TEST
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (cpu_possible(cpu))
+			WRITE_ONCE(per_cpu(tap_context_of_cpu, cpu), tap_contexts[cpu]);
+#endif
 	return 0;
 }
 
@@ -96,6 +104,11 @@ void tap_contexts_free(void)
 		return;
 	n = tap_ncontexts;
 	WRITE_ONCE(tap_ncontexts, 0);
+#ifndef TAP_USER_TEST
+	for (cpu = 0; cpu < n; cpu++)
+		if (cpu_possible(cpu))
+			WRITE_ONCE(per_cpu(tap_context_of_cpu, cpu), NULL);
+#endif
 	for (cpu = 0; cpu < n; cpu++)
 		tap_context_free(tap_contexts[cpu]);
 	tap_free(tap_contexts);
@@ -115,9 +128,9 @@ struct tap_context *tap_current_context(void)
 {
 	struct tap_context *c;
 
-	if (smp_processor_id() >= (int)READ_ONCE(tap_ncontexts))
+	c = tap_this_context();
+	if (!c)
 		return NULL;
-	c = tap_contexts[smp_processor_id()];
 	return atomic_read(&c->busy) ? c : NULL;
 }
 

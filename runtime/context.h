@@ -101,6 +101,21 @@ struct tap_context *tap_current_context(void);
  */
 extern struct tap_context **tap_contexts;
 extern unsigned int tap_ncontexts;
+#ifdef TAP_USER_TEST
+static inline struct tap_context *tap_this_context(void)
+{
+	unsigned int cpu = smp_processor_id();
+
+	return cpu < READ_ONCE(tap_ncontexts) ? tap_contexts[cpu] : NULL;
+}
+#else
+/* this CPU's context, or NULL while there are none: one per-CPU load */
+DECLARE_PER_CPU(struct tap_context *, tap_context_of_cpu);
+static __always_inline struct tap_context *tap_this_context(void)
+{
+	return this_cpu_read(tap_context_of_cpu);
+}
+#endif
 extern atomic_t tap_skipped_running;
 void tap_context_busy(int state);
 void tap_context_exit_slow(struct tap_context *c);
@@ -111,17 +126,15 @@ void tap_overload_interval(struct tap_context *c, u64 now);
 static __always_inline struct tap_context *tap_context_enter(const char *probe_point, int state)
 {
 	struct tap_context *c;
-	unsigned int cpu;
 
 	preempt_disable();
 	/* A hit while the session starts or stops is not lost data: the
 	 * script is not running yet (or any more), so it is not counted. */
 	if (unlikely(tap_session_state() != state))
 		goto skip;
-	cpu = smp_processor_id();
-	if (unlikely(cpu >= READ_ONCE(tap_ncontexts)))
+	c = tap_this_context();
+	if (unlikely(!c))
 		goto skip;
-	c = tap_contexts[cpu];
 	/*
 	 * The context is this CPU's and preemption is off, so only an
 	 * interrupt or NMI on this CPU can come in between the test and the
