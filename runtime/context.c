@@ -10,14 +10,19 @@
 
 /* Probes skipped while the script runs (re-entry, lock timeouts), for
  * MAXSKIPPED; the message about it is given once. */
-static atomic_t tap_skipped_running = ATOMIC_INIT(0);
+atomic_t tap_skipped_running = ATOMIC_INIT(0);
 static atomic_t tap_skipped_reported = ATOMIC_INIT(0);
 atomic_t tap_error_count = ATOMIC_INIT(0);
 bool tap_suppress_errors;
 u32 tap_max_map_entries;
 
-static struct tap_context **tap_contexts;
-static unsigned int tap_ncontexts;
+/* (read by the inline tap_context_enter(); tap_ncontexts is 0 while
+ * there are none) */
+struct tap_context **tap_contexts;
+unsigned int tap_ncontexts;
+#ifndef TAP_USER_TEST
+DEFINE_PER_CPU(struct tap_context *, tap_context_of_cpu);
+#endif
 
 #ifdef TAP_OVERLOAD
 /* The overload guard stopped the script (set once, by the first CPU). */
@@ -70,96 +75,62 @@ int tap_contexts_init(void)
 {
 	unsigned int cpu;
 
-	tap_ncontexts = nr_cpu_ids;
-	tap_contexts = tap_alloc(tap_ncontexts * sizeof(*tap_contexts));
+	tap_contexts = tap_alloc(nr_cpu_ids * sizeof(*tap_contexts));
 	if (!tap_contexts)
 		return -ENOMEM;
-	for (cpu = 0; cpu < tap_ncontexts; cpu++) {
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		tap_contexts[cpu] = tap_context_alloc();
 		if (!tap_contexts[cpu]) {
+			tap_ncontexts = cpu;
 			tap_contexts_free();
 			return -ENOMEM;
 		}
 	}
+	smp_wmb();	/* the contexts before their count */
+	WRITE_ONCE(tap_ncontexts, nr_cpu_ids);
+#ifndef TAP_USER_TEST
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (cpu_possible(cpu))
+			WRITE_ONCE(per_cpu(tap_context_of_cpu, cpu), tap_contexts[cpu]);
+#endif
 	return 0;
 }
 
 void tap_contexts_free(void)
 {
-	unsigned int cpu;
+	unsigned int cpu, n;
 
 	if (!tap_contexts)
 		return;
-	for (cpu = 0; cpu < tap_ncontexts; cpu++)
+	n = tap_ncontexts;
+	WRITE_ONCE(tap_ncontexts, 0);
+#ifndef TAP_USER_TEST
+	for (cpu = 0; cpu < n; cpu++)
+		if (cpu_possible(cpu))
+			WRITE_ONCE(per_cpu(tap_context_of_cpu, cpu), NULL);
+#endif
+	for (cpu = 0; cpu < n; cpu++)
 		tap_context_free(tap_contexts[cpu]);
 	tap_free(tap_contexts);
 	tap_contexts = NULL;
 }
 
-struct tap_context *tap_context_enter(const char *probe_point, int state)
+/* tap_context_enter() found this CPU's context busy: an interrupt or NMI
+ * hit a probe while a handler ran here. */
+void tap_context_busy(int state)
 {
-	struct tap_context *c;
-	int now;
-
-	preempt_disable();
-	now = tap_session_state();
-	/* A hit while the session starts or stops is not lost data: the
-	 * script is not running yet (or any more), so it is not counted. */
-	if (now != state)
-		goto skip;
-	if (unlikely(!tap_contexts || smp_processor_id() >= (int)tap_ncontexts))
-		goto skip;
-	c = tap_contexts[smp_processor_id()];
-	/*
-	 * The context is this CPU's and preemption is off, so only an
-	 * interrupt or NMI on this CPU can come in between the test and the
-	 * store, and it has run to its end (busy back to 0) before this
-	 * code goes on: a plain load and store do what a locked cmpxchg
-	 * did, without its cost on every hit.  barrier(): the compiler
-	 * keeps the store before the context is filled in.
-	 */
-	if (atomic_read(&c->busy)) {
-		tap_count_skip(TAP_SKIP_REENTRANT);
-		if (state == TAP_STATE_RUNNING)
-			atomic_inc(&tap_skipped_running);
-		goto skip;
-	}
-	atomic_set(&c->busy, 1);
-	barrier();
-	c->state = state;
-	c->probe_point = probe_point;
-	c->probe_name = probe_point;
-	c->probe_type = "";
-	c->regs = NULL;
-	c->user_regs = NULL;
-	c->is_return = false;
-	c->entry_sp = 0;
-	c->nesting = 0;
-	c->aborted = false;
-	c->actions = 0;
-	/* begin/end run with interrupts on, as stap's larger limit assumes */
-	c->action_limit = state == TAP_STATE_RUNNING ? MAXACTION : MAXACTION_INTERRUPTIBLE;
-	c->last_error = NULL;
-	c->last_stmt = NULL;
-	c->locks_held = 0;
-	c->iter_scratch_used = 0;
-	c->re_matched = false;
-#ifdef TAP_OVERLOAD
-	c->ovl_start = tap_arch_cycles();	/* last: the handler starts now */
-#endif
-	return c;
-skip:
-	preempt_enable();
-	return NULL;
+	tap_count_skip(TAP_SKIP_REENTRANT);
+	if (state == TAP_STATE_RUNNING)
+		atomic_inc(&tap_skipped_running);
 }
 
 struct tap_context *tap_current_context(void)
 {
 	struct tap_context *c;
 
-	if (!tap_contexts || smp_processor_id() >= (int)tap_ncontexts)
+	c = tap_this_context();
+	if (!c)
 		return NULL;
-	c = tap_contexts[smp_processor_id()];
 	return atomic_read(&c->busy) ? c : NULL;
 }
 
@@ -182,26 +153,18 @@ static void tap_report_error(struct tap_context *c)
 
 #ifdef TAP_OVERLOAD
 /*
- * The overload guard, at the end of each handler of the running script
- * (begin, end and error probes run once and are not counted): the time
- * since tap_context_enter() is added to this CPU's sum; once an interval
- * has passed since this CPU's window opened, a sum over the threshold
- * stops the script, and the window starts again from here with nothing
- * in it.  All per CPU (the context is this CPU's, preemption is off), so
- * the common case is two clock reads, an add and a compare, no lock and
- * no shared cache line.  Like stap, the window is only looked at when a
- * handler ends, so a CPU that stops running handlers is not checked; the
- * first hit opens the first window (ovl_window is 0 until then).
+ * The overload guard's judgement (tap_context_exit() adds each handler's
+ * time to its CPU's sum): an interval has passed since this CPU's window
+ * opened, so a sum over the threshold stops the script, and the window
+ * starts again from here with nothing in it.  Like stap, the window is
+ * only looked at when a handler ends, so a CPU that stops running
+ * handlers is not checked; the first hit opens the first window
+ * (ovl_window is 0 until then).
  */
-static void tap_overload_check(struct tap_context *c)
+void tap_overload_interval(struct tap_context *c, u64 now)
 {
-	u64 now = tap_arch_cycles();
-	s64 sum;
+	s64 sum = (s64)c->ovl_sum;
 
-	c->ovl_sum += now - c->ovl_start;
-	if (likely((s64)(now - c->ovl_window) <= (s64)STP_OVERLOAD_INTERVAL))
-		return;
-	sum = (s64)c->ovl_sum;
 	c->ovl_window = now;
 	c->ovl_sum = 0;
 	if (likely(sum <= (s64)STP_OVERLOAD_THRESHOLD))
@@ -218,11 +181,11 @@ static void tap_overload_check(struct tap_context *c)
 }
 #endif
 
-void tap_context_exit(struct tap_context *c)
+/* The rare part of tap_context_exit(): more probes skipped (on any CPU)
+ * than MAXSKIPPED is an error that stops the script, reported by the
+ * first handler to end after it; then this handler's error. */
+void tap_context_exit_slow(struct tap_context *c)
 {
-	tap_commit();	/* this handler's output as one record */
-	/* More probes skipped (on any CPU) than MAXSKIPPED: an error that
-	 * stops the script, reported by the first handler to end after it. */
 	if (unlikely(atomic_read(&tap_skipped_running) > MAXSKIPPED) &&
 	    c->state == TAP_STATE_RUNNING && !c->last_error && !tap_suppress_errors &&
 	    atomic_cmpxchg(&tap_skipped_reported, 0, 1) == 0) {
@@ -231,26 +194,6 @@ void tap_context_exit(struct tap_context *c)
 	}
 	if (c->last_error && !c->aborted)
 		tap_report_error(c);
-#ifdef TAP_OVERLOAD
-	if (c->state == TAP_STATE_RUNNING) {
-#ifdef TAP_BENCH_OVERLOAD_REPEAT
-		/* bench/overload only: the guard's work (both clock reads and
-		 * the account) done this many times a hit, so that its cost
-		 * stands out of the noise of a run under TCG */
-		for (int k = 1; k < TAP_BENCH_OVERLOAD_REPEAT; k++) {
-			u64 start = c->ovl_start;
-
-			c->ovl_start = tap_arch_cycles();
-			tap_overload_check(c);
-			c->ovl_start = start;
-		}
-#endif
-		tap_overload_check(c);
-	}
-#endif
-	barrier();	/* the handler's last use of the context comes first */
-	atomic_set(&c->busy, 0);
-	preempt_enable();
 }
 
 void tap_error(struct tap_context *c, const char *fmt, ...)
@@ -313,8 +256,9 @@ static bool tap_cpu_lock_all(const struct tap_cpu_locks *pl)
 }
 
 /* This CPU's word only, for a handler that adds to the global and takes
- * other globals' locks: with them, in their order (see tap_lock_req). */
-static bool tap_cpu_lock_own(const struct tap_cpu_locks *pl)
+ * other globals' locks: with them, in their order (see tap_lock_req).
+ * (tap_lock_globals() tried once already.) */
+bool tap_cpu_lock_own(const struct tap_cpu_locks *pl)
 {
 	atomic_t *l = tap_cpu_lock_of(pl, smp_processor_id());
 	int i;
@@ -328,7 +272,7 @@ static bool tap_cpu_lock_own(const struct tap_cpu_locks *pl)
 	return false;
 }
 
-static void tap_unlock_one(const struct tap_lock_req *r)
+void tap_unlock_one(const struct tap_lock_req *r)
 {
 	if (!r->lock) {
 		tap_cpu_release(tap_cpu_lock_of(*r->cpu, smp_processor_id()));
@@ -342,7 +286,7 @@ static void tap_unlock_one(const struct tap_lock_req *r)
 		read_unlock(r->lock);
 }
 
-static bool tap_lock_one(const struct tap_lock_req *r)
+bool tap_lock_one(const struct tap_lock_req *r)
 {
 	if (!r->lock)
 		return tap_cpu_lock_own(*r->cpu);
@@ -358,38 +302,15 @@ static bool tap_lock_one(const struct tap_lock_req *r)
 	return true;
 }
 
-static void tap_unlock_n(const struct tap_lock_req *req, int n)
+/* tap_lock_globals() could not have req[i]: give back req[0..i-1] and
+ * skip the hit (tap_context_exit() checks MAXSKIPPED). */
+int tap_lock_failed(const struct tap_lock_req *req, int i)
 {
-	while (n-- > 0)
-		tap_unlock_one(&req[n]);
-}
-
-/*
- * All or nothing, in the order given (by global index): a handler never
- * waits while holding a lock, so there is no deadlock, only a skipped hit.
- */
-int tap_lock_globals(struct tap_context *c, const struct tap_lock_req *req, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++) {
-		if (!tap_lock_one(&req[i])) {
-			tap_unlock_n(req, i);
-			tap_count_skip(TAP_SKIP_LOCK);
-			atomic_inc(&tap_skipped_running);
-			return -EBUSY;	/* tap_context_exit checks MAXSKIPPED */
-		}
-	}
-	c->locks_held = 1;
-	return 0;
-}
-
-void tap_unlock_globals(struct tap_context *c, const struct tap_lock_req *req, int n)
-{
-	if (!c->locks_held)
-		return;
-	tap_unlock_n(req, n);
-	c->locks_held = 0;
+	while (i-- > 0)
+		tap_unlock_one(&req[i]);
+	tap_count_skip(TAP_SKIP_LOCK);
+	atomic_inc(&tap_skipped_running);
+	return -EBUSY;
 }
 
 int tap_cpu_trylock(struct tap_context *c, atomic_t *l)

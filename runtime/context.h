@@ -28,6 +28,7 @@ int tap_session_state(void);
 char *tap_reserve(size_t len);
 void tap_unreserve(size_t len);
 void tap_commit(void);
+bool tap_output_pending(void);
 void tap_write(const char *buf, size_t len);
 void tap_print(const char *s);
 void tap_msg_error(const char *text);
@@ -90,9 +91,136 @@ extern u32 tap_max_map_entries;		/* largest map, sizes iter_scratch */
 bool tap_stopped_by_error(void);
 int tap_contexts_init(void);
 void tap_contexts_free(void);
-struct tap_context *tap_context_enter(const char *probe_point, int state);
-void tap_context_exit(struct tap_context *c);
 struct tap_context *tap_current_context(void);
+
+/*
+ * Handler entry and exit run on every hit, so their common case is inline
+ * (the generated handler, these and the lock table's code become one
+ * function without calls); what is rare (a skip, an error, the end of an
+ * overload interval) is out of line in context.c.
+ */
+extern struct tap_context **tap_contexts;
+extern unsigned int tap_ncontexts;
+#ifdef TAP_USER_TEST
+static inline struct tap_context *tap_this_context(void)
+{
+	unsigned int cpu = smp_processor_id();
+
+	return cpu < READ_ONCE(tap_ncontexts) ? tap_contexts[cpu] : NULL;
+}
+#else
+/* this CPU's context, or NULL while there are none: one per-CPU load */
+DECLARE_PER_CPU(struct tap_context *, tap_context_of_cpu);
+static __always_inline struct tap_context *tap_this_context(void)
+{
+	return this_cpu_read(tap_context_of_cpu);
+}
+#endif
+extern atomic_t tap_skipped_running;
+void tap_context_busy(int state);
+void tap_context_exit_slow(struct tap_context *c);
+#ifdef TAP_OVERLOAD
+void tap_overload_interval(struct tap_context *c, u64 now);
+#endif
+
+static __always_inline struct tap_context *tap_context_enter(const char *probe_point, int state)
+{
+	struct tap_context *c;
+
+	preempt_disable();
+	/* A hit while the session starts or stops is not lost data: the
+	 * script is not running yet (or any more), so it is not counted. */
+	if (unlikely(tap_session_state() != state))
+		goto skip;
+	c = tap_this_context();
+	if (unlikely(!c))
+		goto skip;
+	/*
+	 * The context is this CPU's and preemption is off, so only an
+	 * interrupt or NMI on this CPU can come in between the test and the
+	 * store, and it has run to its end (busy back to 0) before this
+	 * code goes on: a plain load and store do what a locked cmpxchg
+	 * did, without its cost on every hit.  barrier(): the compiler
+	 * keeps the store before the context is filled in.
+	 */
+	if (unlikely(atomic_read(&c->busy))) {
+		tap_context_busy(state);
+		goto skip;
+	}
+	atomic_set(&c->busy, 1);
+	barrier();
+	c->state = state;
+	c->probe_point = probe_point;
+	c->probe_name = probe_point;
+	c->probe_type = "";
+	c->regs = NULL;
+	c->user_regs = NULL;
+	c->is_return = false;
+	c->entry_sp = 0;
+	c->nesting = 0;
+	c->aborted = false;
+	c->actions = 0;
+	/* begin/end run with interrupts on, as stap's larger limit assumes */
+	c->action_limit = state == TAP_STATE_RUNNING ? MAXACTION : MAXACTION_INTERRUPTIBLE;
+	c->last_error = NULL;
+	c->last_stmt = NULL;
+	c->locks_held = 0;
+	c->iter_scratch_used = 0;
+	c->re_matched = false;
+#ifdef TAP_OVERLOAD
+	c->ovl_start = tap_arch_cycles();	/* last: the handler starts now */
+#endif
+	return c;
+skip:
+	preempt_enable();
+	return NULL;
+}
+
+static __always_inline void tap_context_exit(struct tap_context *c)
+{
+	/* this handler's output as one record (if it printed) */
+	if (tap_output_pending())
+		tap_commit();
+	/* an error to report, or more probes skipped (on any CPU) than
+	 * MAXSKIPPED: context.c */
+	if (unlikely(c->last_error ||
+		     atomic_read(&tap_skipped_running) > MAXSKIPPED))
+		tap_context_exit_slow(c);
+#ifdef TAP_OVERLOAD
+	/*
+	 * The overload guard, at the end of each handler of the running
+	 * script (begin, end and error probes run once and are not
+	 * counted): the time since tap_context_enter() is added to this
+	 * CPU's sum; once an interval has passed since this CPU's window
+	 * opened, tap_overload_interval() judges the sum.  All per CPU (the
+	 * context is this CPU's, preemption is off): two clock reads, an add
+	 * and a compare, no lock and no shared cache line.
+	 */
+	if (c->state == TAP_STATE_RUNNING) {
+		u64 now;
+#ifdef TAP_BENCH_OVERLOAD_REPEAT
+		/* bench/overload only: the guard's work (both clock reads and
+		 * the account) done this many times a hit, so that its cost
+		 * stands out of the noise of a run under TCG */
+		for (int k = 1; k < TAP_BENCH_OVERLOAD_REPEAT; k++) {
+			u64 start = tap_arch_cycles();
+
+			now = tap_arch_cycles();
+			c->ovl_sum += now - start;
+			if (unlikely((s64)(now - c->ovl_window) > (s64)STP_OVERLOAD_INTERVAL))
+				tap_overload_interval(c, now);
+		}
+#endif
+		now = tap_arch_cycles();
+		c->ovl_sum += now - c->ovl_start;
+		if (unlikely((s64)(now - c->ovl_window) > (s64)STP_OVERLOAD_INTERVAL))
+			tap_overload_interval(c, now);
+	}
+#endif
+	barrier();	/* the handler's last use of the context comes first */
+	atomic_set(&c->busy, 0);
+	preempt_enable();
+}
 
 __printf(2, 3) void tap_error(struct tap_context *c, const char *fmt, ...);
 void tap_error_clear(struct tap_context *c);
@@ -173,8 +301,59 @@ struct tap_lock_req {
 	struct tap_cpu_locks *const *cpu;
 };
 
-int tap_lock_globals(struct tap_context *c, const struct tap_lock_req *req, int n);
-void tap_unlock_globals(struct tap_context *c, const struct tap_lock_req *req, int n);
+/* context.c: a global's rwlock (and, for a reader of a statistics
+ * global, every CPU's word), with retries; this CPU's word when its first
+ * try failed; giving up after req[0..i-1] were taken; one release */
+bool tap_lock_one(const struct tap_lock_req *r);
+bool tap_cpu_lock_own(const struct tap_cpu_locks *pl);
+int tap_lock_failed(const struct tap_lock_req *req, int i);
+void tap_unlock_one(const struct tap_lock_req *r);
+
+/*
+ * All or nothing, in the order given (by global index): a handler never
+ * waits while holding a lock, so there is no deadlock, only a skipped hit.
+ * Inline: the table is a static const array of the handler, so the
+ * compiler unrolls the loop and keeps, for a global the handler only
+ * adds to, one try of this CPU's word (one uncontended cmpxchg) in line.
+ */
+static __always_inline int tap_lock_globals(struct tap_context *c,
+					    const struct tap_lock_req *req, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		bool ok;
+
+		if (!req[i].lock) {
+			unsigned int cpu = smp_processor_id();
+			atomic_t *l = tap_cpu_lock_of(*req[i].cpu, cpu);
+
+			ok = (atomic_read(l) == 0 &&
+			      atomic_cmpxchg(l, 0, TAP_CPU_READER(cpu)) == 0) ||
+			     tap_cpu_lock_own(*req[i].cpu);
+		} else {
+			ok = tap_lock_one(&req[i]);
+		}
+		if (unlikely(!ok))
+			return tap_lock_failed(req, i);
+	}
+	c->locks_held = 1;
+	return 0;
+}
+
+static __always_inline void tap_unlock_globals(struct tap_context *c,
+					       const struct tap_lock_req *req, int n)
+{
+	if (!c->locks_held)
+		return;
+	while (n-- > 0) {
+		if (!req[n].lock)
+			tap_cpu_release(tap_cpu_lock_of(*req[n].cpu, smp_processor_id()));
+		else
+			tap_unlock_one(&req[n]);
+	}
+	c->locks_held = 0;
+}
 
 /*
  * Arithmetic with stap semantics.  + - * wrap in two's complement (stap

@@ -156,7 +156,6 @@ static int64_t tap_stat_m2(const struct tap_hist_spec *spec, const struct tap_st
  * whole number of cache lines apart from the next CPU's: `<<<` writes
  * only its own CPU's lines.
  */
-#define TAP_STAT_CPU_HDR 8
 
 struct tap_stat *tap_stat_create(const struct tap_hist_spec *spec)
 {
@@ -195,18 +194,13 @@ void tap_stat_destroy(struct tap_stat *s)
 	tap_free(s);
 }
 
-static struct tap_stat_data *tap_stat_cpu(struct tap_stat *s, unsigned int cpu)
-{
-	return (struct tap_stat_data *)(s->cpu + cpu * s->stride + TAP_STAT_CPU_HDR);
-}
-
 /*
  * x <<< v: this CPU's partial, under this CPU's lock of x (taken here, or
  * by the handler's lock table, see tap_cpu_trylock; no lock of x unless
  * the handler reads x too); the context is not reentrant, so no other
  * adder shares the partial.
  */
-int tap_stat_add(struct tap_context *c, struct tap_stat *s, int64_t v)
+int tap_stat_add_slow(struct tap_context *c, struct tap_stat *s, int64_t v)
 {
 	unsigned int cpu = smp_processor_id();
 	atomic_t *l = tap_cpu_lock_of(&s->locks, cpu);

@@ -60,7 +60,40 @@ const struct tap_stat_data *tap_stat_get(struct tap_stat *s);
 void tap_stat_clear(struct tap_stat *s);
 
 struct tap_context;
-int tap_stat_add(struct tap_context *c, struct tap_stat *s, int64_t v);
+int tap_stat_add_slow(struct tap_context *c, struct tap_stat *s, int64_t v);
+
+/* Each CPU's lock word, then its partial, a cache line apart. */
+#define TAP_STAT_CPU_HDR 8
+static inline struct tap_stat_data *tap_stat_cpu(struct tap_stat *s, unsigned int cpu)
+{
+	return (struct tap_stat_data *)(s->cpu + cpu * s->stride + TAP_STAT_CPU_HDR);
+}
+
+/*
+ * x <<< v, on every hit: inline where the handler's lock table holds this
+ * CPU's word (its mark is there) and x keeps no histogram or @variance
+ * terms -- a count, a sum, a min and a max; otherwise tap_stat_add_slow()
+ * (stat.c) takes the word itself and adds whatever x keeps.
+ */
+static __always_inline int tap_stat_add(struct tap_context *c, struct tap_stat *s, int64_t v)
+{
+	unsigned int cpu = smp_processor_id();
+	struct tap_stat_data *d;
+
+	if (unlikely(atomic_read(tap_cpu_lock_of(&s->locks, cpu)) != TAP_CPU_READER(cpu) ||
+		     s->spec.type != TAP_HIST_NONE || s->spec.variance))
+		return tap_stat_add_slow(c, s, v);
+	d = tap_stat_cpu(s, cpu);
+	if (unlikely(d->count == 0))
+		return tap_stat_add_slow(c, s, v);
+	d->count++;
+	d->sum = tap_add(d->sum, v);
+	if (v < d->min)
+		d->min = v;
+	if (v > d->max)
+		d->max = v;
+	return 0;
+}
 int tap_stat_extract(struct tap_context *c, const struct tap_hist_spec *spec,
 		     const struct tap_stat_data *d, int op, int64_t *out);
 int tap_hist_nbuckets(const struct tap_hist_spec *spec);

@@ -30,10 +30,7 @@
 #define __aligned(n) __attribute__((aligned(n)))
 #define ____cacheline_aligned __attribute__((aligned(64)))
 #define __maybe_unused __attribute__((unused))
-#define READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
-#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
 #define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define container_of(ptr, type, member) \

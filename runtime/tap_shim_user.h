@@ -73,6 +73,9 @@ extern int tap_test_ncpus;
 #define in_nmi() 0
 #ifndef barrier
 #define barrier() __asm__ __volatile__("" ::: "memory")
+#define READ_ONCE(x) (*(volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#define smp_wmb() __atomic_thread_fence(__ATOMIC_RELEASE)
 #endif
 #define ndelay(n) do { (void)(n); } while (0)
 /* The overload guard's clock: the tests move it by hand. */

@@ -109,6 +109,10 @@ struct tap_print_buf {
 };
 
 struct tap_cpu {
+	/* first (transport.h's tap_output_pending() reads it there): set by
+	 * tap_reserve(), cleared by tap_commit(), so a handler that printed
+	 * nothing does not call tap_commit() at its exit */
+	unsigned int pending;
 	struct tap_print_buf pbuf[TAP_NR_LEVELS];
 	char msgbuf[TAP_MSG_TEXT_MAX];	/* tap_warn(), interrupts off */
 	struct tap_ring trace;		/* ring mode only */
@@ -151,7 +155,6 @@ static struct tap_transport {
 	bool ready;			/* output may be written */
 	bool closing;			/* unloading: readers must not sleep */
 	atomic_t seq;
-	atomic_t state;			/* enum tap_session_state */
 	atomic_t exit_requested;
 	unsigned int start_flags;
 
@@ -196,10 +199,12 @@ void tap_count_skip(enum tap_skip_reason why)
 		this_cpu_inc(tap_tp.counters->skipped[why]);
 }
 
-int tap_session_state(void)
-{
-	return atomic_read(&tap_tp.state);
-}
+/* tap_tp.cpu once every CPU's state is there (transport.h) */
+struct tap_cpu **tap_cpus;
+
+/* enum tap_session_state; read by every hit (tap_session_state(), an
+ * inline of transport.h) */
+atomic_t tap_state = ATOMIC_INIT(TAP_STATE_LOADED);
 
 static void tap_sum_counters(struct tap_msg_done *d)
 {
@@ -411,6 +416,7 @@ char *tap_reserve(size_t len)
 		tap_emit(pb);
 	p = pb->rec + sizeof(struct tap_rec_hdr) + pb->used;
 	pb->used += len;
+	tap_this_cpu()->pending = 1;	/* see tap_output_pending() */
 	return p;
 }
 
@@ -428,6 +434,9 @@ void tap_commit(void)
 
 	if (pb && pb->used)
 		tap_emit(pb);
+	/* (handlers do not nest on a CPU: no other level holds output) */
+	if (pb)
+		tap_this_cpu()->pending = 0;
 }
 
 void tap_write(const char *buf, size_t len)
@@ -565,8 +574,8 @@ int tap_system(const char *cmd)
 
 void tap_exit(void)
 {
-	atomic_cmpxchg(&tap_tp.state, TAP_STATE_RUNNING, TAP_STATE_STOPPING);
-	atomic_cmpxchg(&tap_tp.state, TAP_STATE_STARTING, TAP_STATE_STOPPING);
+	atomic_cmpxchg(&tap_state, TAP_STATE_RUNNING, TAP_STATE_STOPPING);
+	atomic_cmpxchg(&tap_state, TAP_STATE_STARTING, TAP_STATE_STOPPING);
 	if (atomic_cmpxchg(&tap_tp.exit_requested, 0, 1) == 0)
 		tap_waiter_kick(&tap_tp.ctl_waiter);
 }
@@ -585,10 +594,10 @@ static void tap_start_work(struct work_struct *work)
 	WRITE_ONCE(tap_tp.worker, NULL);
 	if (ret == 0) {
 		tap_tp.started_ok = true;
-		atomic_cmpxchg(&tap_tp.state, TAP_STATE_STARTING,
+		atomic_cmpxchg(&tap_state, TAP_STATE_STARTING,
 			       TAP_STATE_RUNNING);
 	} else {
-		atomic_set(&tap_tp.state, TAP_STATE_STOPPING);
+		atomic_set(&tap_state, TAP_STATE_STOPPING);
 	}
 	tap_tp.start_status = ret;
 	smp_store_release(&tap_tp.started_unread, true);
@@ -598,14 +607,14 @@ static void tap_start_work(struct work_struct *work)
 static void tap_stop_work(struct work_struct *work)
 {
 	if (tap_tp.started_ok) {
-		atomic_set(&tap_tp.state, TAP_STATE_STOPPING);
+		atomic_set(&tap_state, TAP_STATE_STOPPING);
 		WRITE_ONCE(tap_tp.worker, current);
 		tap_on_stop();
 		tap_commit_task();
 		tap_flush_overflow();
 		WRITE_ONCE(tap_tp.worker, NULL);
 	}
-	atomic_set(&tap_tp.state, TAP_STATE_STOPPED);
+	atomic_set(&tap_state, TAP_STATE_STOPPED);
 	tap_sum_counters(&tap_tp.done);
 	smp_store_release(&tap_tp.done_unread, true);
 	tap_waiter_wake_now(&tap_tp.ctl_waiter);
@@ -641,7 +650,7 @@ static int tap_ctl_start(const struct tap_msg_start *m, size_t size)
 	tap_loader_pid = task_tgid_nr(current);
 	tap_loader_uid = current_uid();
 	tap_tp.start_flags = m->flags;
-	atomic_set(&tap_tp.state, TAP_STATE_STARTING);
+	atomic_set(&tap_state, TAP_STATE_STARTING);
 	tap_tp.start_queued = true;
 	queue_work(tap_tp.wq, &tap_tp.start_work);
 out:
@@ -1073,6 +1082,7 @@ static void tap_free_cpus(void)
 
 	if (!tap_tp.cpu)
 		return;
+	WRITE_ONCE(tap_cpus, NULL);
 	for_each_possible_cpu(cpu) {
 		struct tap_cpu *c = tap_tp.cpu[cpu];
 
@@ -1115,6 +1125,8 @@ static int tap_alloc_cpus(void)
 	}
 	if (tap_tp.mode == TAP_TRACE_RING)
 		tap_tp.bufsize = ring_size;
+	smp_wmb();	/* every CPU's state before the pointer */
+	WRITE_ONCE(tap_cpus, tap_tp.cpu);
 	return 0;
 
 err_nomem:
@@ -1196,7 +1208,7 @@ int tap_transport_init(const char *modname)
 	snprintf(tap_tp.dirname, sizeof(tap_tp.dirname), "%s%s",
 		 TAP_DIR_PREFIX, modname);
 	atomic_set(&tap_tp.seq, 0);
-	atomic_set(&tap_tp.state, TAP_STATE_LOADED);
+	atomic_set(&tap_state, TAP_STATE_LOADED);
 	atomic_set(&tap_tp.exit_requested, 0);
 	atomic_set(&tap_tp.ctl_open, 0);
 	mutex_init(&tap_tp.ctl_lock);

@@ -128,7 +128,27 @@ int tap_system(const char *cmd);
 void tap_exit(void);
 void tap_count_error(void);
 void tap_count_skip(enum tap_skip_reason why);
-int tap_session_state(void);
+
+/*
+ * Whether this CPU's handler printed since its last commit, read at every
+ * handler's exit (tap_context_exit() commits only then): the first member
+ * of this CPU's struct tap_cpu (transport.c).  NULL until they exist.
+ */
+struct tap_cpu;
+extern struct tap_cpu **tap_cpus;
+static inline bool tap_output_pending(void)
+{
+	struct tap_cpu **cpus = READ_ONCE(tap_cpus);
+
+	return cpus && *(const unsigned int *)cpus[smp_processor_id()];
+}
+
+/* The session's state, read at every probe hit: inline. */
+extern atomic_t tap_state;
+static inline int tap_session_state(void)
+{
+	return atomic_read(&tap_state);
+}
 
 extern pid_t tap_target_pid;
 extern pid_t tap_loader_pid;

@@ -157,32 +157,30 @@ static void notrace _tap_ftentry_call(unsigned long ip, unsigned long parent_ip,
 {
 	struct _tap_ftentry *fe = container_of(op, struct _tap_ftentry, ops);
 	struct pt_regs *regs = ftrace_get_regs(fregs);
-	int lo = 0, hi = fe->n, bit;
+	int lo = 0, hi = fe->n;
 
-	/* A probed function called from a handler: skipped and counted, as
-	 * the kprobe layer counts it (nmissed).  The lock also keeps
-	 * preemption off while the handlers run.  It is this callback's own
-	 * (the ops has no FTRACE_OPS_FL_RECURSION, as the kprobe layer's
-	 * has none): with that flag ftrace would call it through
-	 * ftrace_ops_assist_func(), which takes the same lock a second time
-	 * and adds a call on every hit. */
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0) {
-		tap_count_skip(TAP_SKIP_REENTRANT);
+	/*
+	 * No ftrace recursion lock (the ops has no FTRACE_OPS_FL_RECURSION,
+	 * as the kprobe layer's has none, and this callback takes none of
+	 * its own): the site table is read-only while the ops is armed, and
+	 * a probed function called from a handler is stopped by the busy
+	 * context in tap_context_enter(), skipped and counted as the kprobe
+	 * layer counts it (nmissed).  tap_context_enter() also keeps
+	 * preemption off while the handler runs.  The lock, or the flag
+	 * that makes ftrace take it (through ftrace_ops_assist_func()), cost
+	 * a tenth of a hit.
+	 */
+	if (!regs)
 		return;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if ((unsigned long)fe->site[mid]->kp.addr < ip)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	if (regs) {
-		while (lo < hi) {
-			int mid = lo + (hi - lo) / 2;
-			if ((unsigned long)fe->site[mid]->kp.addr < ip)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < fe->n && (unsigned long)fe->site[lo]->kp.addr == ip; lo++)
-			fe->site[lo]->kp.pre_handler(&fe->site[lo]->kp, regs);
-	}
-	ftrace_test_recursion_unlock(bit);
+	for (; lo < fe->n && (unsigned long)fe->site[lo]->kp.addr == ip; lo++)
+		fe->site[lo]->kp.pre_handler(&fe->site[lo]->kp, regs);
 }
 
 static int _tap_ftentry_cmp(const void *a, const void *b)

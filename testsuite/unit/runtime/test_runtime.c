@@ -39,6 +39,7 @@ char *tap_reserve(size_t len)
 	pbuf_used += len;
 	return p;
 }
+bool tap_output_pending(void) { return pbuf_used != 0; }
 void tap_unreserve(size_t len) { pbuf_used -= len < pbuf_used ? len : pbuf_used; }
 void tap_write(const char *buf, size_t len)
 {
