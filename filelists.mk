@@ -819,6 +819,9 @@ tapc_dist_files = \
 	testsuite/run/lang_arrays.stp \
 	testsuite/run/lang_control.out \
 	testsuite/run/lang_control.stp \
+	testsuite/run/lang_counter_percpu.args \
+	testsuite/run/lang_counter_percpu.out \
+	testsuite/run/lang_counter_percpu.stp \
 	testsuite/run/lang_hist_rows.out \
 	testsuite/run/lang_hist_rows.stp \
 	testsuite/run/lang_printf.out \
@@ -1195,6 +1198,7 @@ tapc_dist_files = \
 	testsuite/unit/runtime/test_transport.c \
 	testsuite/unit/test_btf.c \
 	testsuite/unit/test_build.c \
+	testsuite/unit/test_counters.c \
 	testsuite/unit/test_debuginfo.c \
 	testsuite/unit/test_dwarf.c \
 	testsuite/unit/test_location.c \
@@ -1587,6 +1591,7 @@ tapc_dist_files = \
 	translator/build.h \
 	translator/cache.c \
 	translator/cache.h \
+	translator/counters.c \
 	translator/ctxvars.c \
 	translator/debuginfo/btf.c \
 	translator/debuginfo/debuginfo.h \

@@ -321,7 +321,7 @@ static bool tap_cpu_lock_own(const struct tap_cpu_locks *pl)
 
 	for (i = 0; i < MAXTRYLOCK; i++) {
 		if (atomic_read(l) == 0 &&
-		    atomic_cmpxchg(l, 0, TAP_CPU_READER(smp_processor_id())) == 0)
+		    atomic_cmpxchg(l, 0, TAP_CPU_OWNER(smp_processor_id())) == 0)
 			return true;
 		ndelay(TRYLOCKDELAY);
 	}
@@ -355,6 +355,10 @@ static bool tap_lock_one(const struct tap_lock_req *r)
 			read_unlock(r->lock);
 		return false;
 	}
+	/* a counter: from here to the handler's end the global alone holds
+	 * its value, and the handler's own adds go straight to it */
+	if (r->cpu && (*r->cpu)->fold)
+		(*r->cpu)->fold(*r->cpu);
 	return true;
 }
 
@@ -402,8 +406,10 @@ int tap_cpu_trylock(struct tap_context *c, atomic_t *l)
 			return 0;
 		/* handlers do not nest on a CPU: this CPU's mark is this very
 		 * handler's, whose lock table took the word */
-		if (v == TAP_CPU_READER(smp_processor_id()))
+		if (v == TAP_CPU_OWNER(smp_processor_id()))
 			return 1;
+		if (v == TAP_CPU_READER(smp_processor_id()))
+			return 2;
 		ndelay(TRYLOCKDELAY);
 	}
 	/* a reader held it all that time: skip the rest of this hit, as a

@@ -59,7 +59,23 @@ void tap_stat_destroy(struct tap_stat *s);
 const struct tap_stat_data *tap_stat_get(struct tap_stat *s);
 void tap_stat_clear(struct tap_stat *s);
 
+/*
+ * A number global only ever added to (a counter, see DESIGN.md): each
+ * CPU adds to its own part under its own word (`locks`, the same words
+ * as a statistic's); a handler that reads the global holds every word,
+ * and its lock table folds (locks.fold) every part into *base, the
+ * global's value, which it then reads and writes as any global.
+ */
+struct tap_counter {
+	struct tap_cpu_locks locks;	/* each CPU's word, before its part */
+	int64_t *base;
+};
+
+struct tap_counter *tap_counter_create(int64_t *base);
+void tap_counter_destroy(struct tap_counter *ct);
+
 struct tap_context;
+int tap_counter_add(struct tap_context *c, struct tap_counter *ct, int64_t delta);
 int tap_stat_add(struct tap_context *c, struct tap_stat *s, int64_t v);
 int tap_stat_extract(struct tap_context *c, const struct tap_hist_spec *spec,
 		     const struct tap_stat_data *d, int op, int64_t *out);
