@@ -838,6 +838,10 @@ tapc_dist_files = \
 	testsuite/run/limits_define.args \
 	testsuite/run/limits_define.out \
 	testsuite/run/limits_define.stp \
+	testsuite/run/map_counter_overflow.err \
+	testsuite/run/map_counter_overflow.out \
+	testsuite/run/map_counter_overflow.status \
+	testsuite/run/map_counter_overflow.stp \
 	testsuite/run/map_overflow.err \
 	testsuite/run/map_overflow.out \
 	testsuite/run/map_overflow.status \
