@@ -226,7 +226,7 @@ int tap_stat_add(struct tap_context *c, struct tap_stat *s, int64_t v)
 
 static int64_t *tap_counter_part(struct tap_cpu_locks *pl, unsigned int cpu)
 {
-	return (int64_t *)(pl->base + cpu * pl->stride + TAP_STAT_CPU_HDR);
+	return (int64_t *)(pl->base + cpu * pl->stride + TAP_COUNTER_HDR);
 }
 
 /* The reader holds every CPU's word: the parts go into the value. */
@@ -269,11 +269,12 @@ void tap_counter_destroy(struct tap_counter *ct)
 }
 
 /*
- * x += d: this CPU's part, under its word (taken here or by the lock
- * table); a handler holding every word (it reads x too) has folded the
- * parts already and adds to the value itself, so it reads its own adds.
+ * x += d but for an adder's own lock table (tap_counter_add): this CPU's
+ * part, under its word taken here; a handler holding every word (it
+ * reads x too) has folded the parts already and adds to the value
+ * itself, so it reads its own adds.
  */
-int tap_counter_add(struct tap_context *c, struct tap_counter *ct, int64_t delta)
+int tap_counter_add_slow(struct tap_context *c, struct tap_counter *ct, int64_t delta)
 {
 	unsigned int cpu = smp_processor_id();
 	atomic_t *l = tap_cpu_lock_of(&ct->locks, cpu);
