@@ -819,6 +819,11 @@ tapc_dist_files = \
 	testsuite/run/lang_arrays.stp \
 	testsuite/run/lang_control.out \
 	testsuite/run/lang_control.stp \
+	testsuite/run/lang_counter_limit.args \
+	testsuite/run/lang_counter_limit.err \
+	testsuite/run/lang_counter_limit.out \
+	testsuite/run/lang_counter_limit.status \
+	testsuite/run/lang_counter_limit.stp \
 	testsuite/run/lang_counter_percpu.args \
 	testsuite/run/lang_counter_percpu.out \
 	testsuite/run/lang_counter_percpu.stp \

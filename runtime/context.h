@@ -164,6 +164,8 @@ struct tap_cpu_locks {
  * word already, 2: and every other CPU's (do not release either);
  * < 0: skip the rest of the hit. */
 int tap_cpu_trylock(struct tap_context *c, atomic_t *l);
+int tap_cpu_lock_others(struct tap_context *c, struct tap_cpu_locks *pl, int own);
+void tap_cpu_unlock_others(struct tap_cpu_locks *pl);
 
 /*
  * One global's lock as a handler needs it; pass 3 sorts by global index.

@@ -618,15 +618,33 @@ err_destroy:
 }
 
 /*
+ * A new key when the entries left may all be taken: perhaps by keys new
+ * on several CPUs at once (each CPU counts its own), so count them
+ * exactly, as a reader would: every CPU's word, the fold, then the add to
+ * the array itself, which overflows exactly when one shared array would.
+ */
+static int tap_map_counter_add_whole(struct tap_context *c, struct tap_map *m,
+				     const union tap_key *k, int64_t delta, int own)
+{
+	int r;
+
+	if (tap_cpu_lock_others(c, &m->locks, own))
+		return -1;
+	r = tap_map_add_long(c, m, k, delta, NULL);
+	tap_cpu_unlock_others(&m->locks);
+	return r;
+}
+
+/*
  * m[k] += delta: this CPU's map of adds, under this CPU's word (taken
  * here, or by the lock table); a handler holding every word (it reads m
  * too) folded them at its start and adds to m itself.
  *
  * The map only changes under every word, so an adder may look at it: a
  * key it lacks is new, and takes one of the entries left (m->pending),
- * or is the overflow error one shared map would give at this add.  A key
- * new on two CPUs between two reads takes two, so near its limit an
- * array may overflow by up to CPUs - 1 keys early (DESIGN.md).
+ * numbered in the order they come.  A key new on two CPUs between two
+ * reads takes two, so once none seems left the adder counts them
+ * exactly (tap_map_counter_add_whole).
  */
 int tap_map_counter_add(struct tap_context *c, struct tap_map *m, const union tap_key *k,
 			int64_t delta)
@@ -654,13 +672,16 @@ int tap_map_counter_add(struct tap_context *c, struct tap_map *m, const union ta
 		int64_t seq = 0;
 
 		if (!tap_map_find(m, k, hash)) {
-			do {
+			for (;;) {
 				left = atomic_read(&m->pending);
 				if (m->count + (u32)left >= m->max_entries) {
-					tap_error(c, "Array overflow, check MAXMAPENTRIES");
+					r = tap_map_counter_add_whole(c, m, k, delta,
+								      held ? TAP_CPU_OWNER(cpu) : 1);
 					goto out;
 				}
-			} while (atomic_cmpxchg(&m->pending, left, left + 1) != left);
+				if (atomic_cmpxchg(&m->pending, left, left + 1) == left)
+					break;
+			}
 			seq = left + 1;
 		}
 		n = tap_map_insert(c, pm, k, hash);

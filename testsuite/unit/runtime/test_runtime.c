@@ -947,17 +947,34 @@ static void test_counters(void)
 	tap_test_cpu = 0;
 	CHECK_INT(tap_map_counter_add(c, m, KL(50), 1), 0);
 	tap_test_cpu = 2;
+	CHECK_INT(tap_map_counter_add(c, m, KL(50), 1), 0);
 	CHECK_INT(tap_map_counter_add(c, m, KL(20), 1), 0);
-	CHECK_INT(tap_map_counter_add(c, m, KL(60), 1), 0);
 	CHECK_INT(tap_counter_add(c, ct, -2), 0);
-	/* 5 entries: 30, 10 in the array, 50, 20, 60 new: a sixth is too many */
+	/* 50 is new on two CPUs: 2 + 3 of 5 entries seem taken; the adder of
+	 * 60 counts them exactly (every CPU's word, the fold) and fits */
+	CHECK_INT(atomic_read(&m->pending), 3);
+	CHECK_INT(tap_map_counter_add(c, m, KL(60), 1), 0);
+	CHECK_INT(m->count, 5);
+	CHECK_INT(atomic_read(&m->pending), 0);
+	CHECK_INT(atomic_read(tap_cpu_lock_of(plm, 0)) + atomic_read(tap_cpu_lock_of(plm, 1)) +
+		  atomic_read(tap_cpu_lock_of(plm, 2)) + atomic_read(tap_cpu_lock_of(plm, 3)), 0);
+	/* a sixth key is too many, as for one shared array */
 	CHECK_INT(tap_map_counter_add(c, m, KL(70), 1), -1);
 	CHECK_STR(c->last_error, "Array overflow, check MAXMAPENTRIES");
 	tap_error_clear(c);
+	/* ... and so is one when another CPU's word cannot be had: skipped */
+	i = nskips[TAP_SKIP_LOCK];
+	atomic_set(tap_cpu_lock_of(plm, 1), 1);
+	CHECK_INT(tap_map_counter_add(c, m, KL(80), 1), -1);
+	CHECK_INT(c->aborted == 1 && c->last_error == NULL, 1);
+	CHECK_INT(nskips[TAP_SKIP_LOCK], i + 1);
+	CHECK_INT(atomic_read(tap_cpu_lock_of(plm, 0)) + atomic_read(tap_cpu_lock_of(plm, 2)), 0);
+	c->aborted = false;
+	atomic_set(tap_cpu_lock_of(plm, 1), 0);
 	CHECK_INT(tap_map_counter_add(c, m, KL(10), 1), 0);	/* known keys still add */
 	CHECK_INT(tap_lock_globals(c, rd, 2), 0);
 	CHECK_INT(v, -2);
-	CHECK_STR(dump_ll(c, m, 0, 0, -1), "30=2 10=3 50=1 20=1 60=1");
+	CHECK_STR(dump_ll(c, m, 0, 0, -1), "30=2 10=3 50=2 20=1 60=1");
 	CHECK_STR(dump_ll(c, m, 0, -1, 2), "10=3 30=2");
 	CHECK_INT(tap_map_get_long(m, KL(70)), 0);
 	CHECK_INT(tap_map_exists(m, KL(70)), 0);
