@@ -819,6 +819,14 @@ tapc_dist_files = \
 	testsuite/run/lang_arrays.stp \
 	testsuite/run/lang_control.out \
 	testsuite/run/lang_control.stp \
+	testsuite/run/lang_counter_limit.args \
+	testsuite/run/lang_counter_limit.err \
+	testsuite/run/lang_counter_limit.out \
+	testsuite/run/lang_counter_limit.status \
+	testsuite/run/lang_counter_limit.stp \
+	testsuite/run/lang_counter_percpu.args \
+	testsuite/run/lang_counter_percpu.out \
+	testsuite/run/lang_counter_percpu.stp \
 	testsuite/run/lang_hist_rows.out \
 	testsuite/run/lang_hist_rows.stp \
 	testsuite/run/lang_printf.out \
@@ -835,6 +843,10 @@ tapc_dist_files = \
 	testsuite/run/limits_define.args \
 	testsuite/run/limits_define.out \
 	testsuite/run/limits_define.stp \
+	testsuite/run/map_counter_overflow.err \
+	testsuite/run/map_counter_overflow.out \
+	testsuite/run/map_counter_overflow.status \
+	testsuite/run/map_counter_overflow.stp \
 	testsuite/run/map_overflow.err \
 	testsuite/run/map_overflow.out \
 	testsuite/run/map_overflow.status \
@@ -1195,6 +1207,7 @@ tapc_dist_files = \
 	testsuite/unit/runtime/test_transport.c \
 	testsuite/unit/test_btf.c \
 	testsuite/unit/test_build.c \
+	testsuite/unit/test_counters.c \
 	testsuite/unit/test_debuginfo.c \
 	testsuite/unit/test_dwarf.c \
 	testsuite/unit/test_location.c \
@@ -1587,6 +1600,7 @@ tapc_dist_files = \
 	translator/build.h \
 	translator/cache.c \
 	translator/cache.h \
+	translator/counters.c \
 	translator/ctxvars.c \
 	translator/debuginfo/btf.c \
 	translator/debuginfo/debuginfo.h \

@@ -128,9 +128,17 @@ struct tap_context *tap_current_context(void)
 {
 	struct tap_context *c;
 
-	c = tap_this_context();
+	/* (tap_this_context() written out: context.h calls into this file,
+	 * not the other way) */
+#ifdef TAP_USER_TEST
+	if (smp_processor_id() >= (int)READ_ONCE(tap_ncontexts))
+		return NULL;
+	c = tap_contexts[smp_processor_id()];
+#else
+	c = this_cpu_read(tap_context_of_cpu);
 	if (!c)
 		return NULL;
+#endif
 	return atomic_read(&c->busy) ? c : NULL;
 }
 
@@ -255,6 +263,49 @@ static bool tap_cpu_lock_all(const struct tap_cpu_locks *pl)
 	return true;
 }
 
+/*
+ * For an adder that holds this CPU's word of a counter (`own`: the mark
+ * it holds it with) and must see the whole global (an array near its
+ * limit): every CPU's word, as a reader takes them, then the fold.  Its
+ * own word is let go first and taken in its turn, in CPU order, so two
+ * adders doing this at once wait for each other as two readers do, never
+ * each holding what the other waits for; what this CPU added is in its
+ * part already and a reader in between only folds it.  < 0: a lock
+ * timeout, counted, the rest of the hit skipped (as tap_cpu_trylock's);
+ * either way the own word is held again with `own` on return.
+ */
+int tap_cpu_lock_others(struct tap_context *c, struct tap_cpu_locks *pl, int own)
+{
+	unsigned int me = smp_processor_id();
+	atomic_t *mine = tap_cpu_lock_of(pl, me);
+
+	tap_cpu_release(mine);
+	if (tap_cpu_lock_all(pl)) {
+		atomic_set(mine, own);
+		if (pl->fold)
+			pl->fold(pl);
+		return 0;
+	}
+	/* whoever took it meanwhile is a reader or another such adder: its
+	 * own waits are MAXTRYLOCK tries at most, so it lets go */
+	while (atomic_read(mine) != 0 || atomic_cmpxchg(mine, 0, own) != 0)
+		ndelay(TRYLOCKDELAY);
+	tap_count_skip(TAP_SKIP_LOCK);
+	atomic_inc(&tap_skipped_running);
+	c->aborted = true;
+	return -EBUSY;
+}
+
+/* The other CPUs' words tap_cpu_lock_others took. */
+void tap_cpu_unlock_others(struct tap_cpu_locks *pl)
+{
+	unsigned int me = smp_processor_id(), cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (cpu != me)
+			tap_cpu_release(tap_cpu_lock_of(pl, cpu));
+}
+
 /* This CPU's word only, for a handler that adds to the global and takes
  * other globals' locks: with them, in their order (see tap_lock_req).
  * (tap_lock_globals() tried once already.) */
@@ -265,7 +316,7 @@ bool tap_cpu_lock_own(const struct tap_cpu_locks *pl)
 
 	for (i = 0; i < MAXTRYLOCK; i++) {
 		if (atomic_read(l) == 0 &&
-		    atomic_cmpxchg(l, 0, TAP_CPU_READER(smp_processor_id())) == 0)
+		    atomic_cmpxchg(l, 0, TAP_CPU_OWNER(smp_processor_id())) == 0)
 			return true;
 		ndelay(TRYLOCKDELAY);
 	}
@@ -299,6 +350,10 @@ bool tap_lock_one(const struct tap_lock_req *r)
 			read_unlock(r->lock);
 		return false;
 	}
+	/* a counter: from here to the handler's end the global alone holds
+	 * its value, and the handler's own adds go straight to it */
+	if (r->cpu && (*r->cpu)->fold)
+		(*r->cpu)->fold(*r->cpu);
 	return true;
 }
 
@@ -323,8 +378,10 @@ int tap_cpu_trylock(struct tap_context *c, atomic_t *l)
 			return 0;
 		/* handlers do not nest on a CPU: this CPU's mark is this very
 		 * handler's, whose lock table took the word */
-		if (v == TAP_CPU_READER(smp_processor_id()))
+		if (v == TAP_CPU_OWNER(smp_processor_id()))
 			return 1;
+		if (v == TAP_CPU_READER(smp_processor_id()))
+			return 2;
 		ndelay(TRYLOCKDELAY);
 	}
 	/* a reader held it all that time: skip the rest of this hit, as a

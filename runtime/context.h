@@ -273,17 +273,27 @@ static inline void tap_call_exit(struct tap_context *c)
 struct tap_cpu_locks {
 	char *base;
 	size_t stride;
+	/* counters: move every CPU's part into the global, run by a reader
+	 * once it holds every word (NULL for statistics, merged at each read) */
+	void (*fold)(struct tap_cpu_locks *pl);
 };
 
-#define TAP_CPU_READER(cpu) ((int)(cpu) + 2)	/* 1 is an adder */
+/* The values of a word: 0 free, 1 an add outside any lock table, or the
+ * CPU of the handler whose lock table holds it: every CPU's word
+ * (READER) or only its own (OWNER). */
+#define TAP_CPU_READER(cpu) ((int)(cpu) + 2)
+#define TAP_CPU_OWNER(cpu) (-(int)(cpu) - 2)
 
 /* (macros: context.c uses them, and this header's inlines call context.c) */
 #define tap_cpu_lock_of(pl, cpu) ((atomic_t *)((pl)->base + (size_t)(cpu) * (pl)->stride))
 #define tap_cpu_release(l) atomic_set_release((l), 0)
 
 /* 0: taken (release it); 1: this handler's lock table took this CPU's
- * word already (do not release); < 0: skip the rest of the hit. */
+ * word already, 2: and every other CPU's (do not release either);
+ * < 0: skip the rest of the hit. */
 int tap_cpu_trylock(struct tap_context *c, atomic_t *l);
+int tap_cpu_lock_others(struct tap_context *c, struct tap_cpu_locks *pl, int own);
+void tap_cpu_unlock_others(struct tap_cpu_locks *pl);
 
 /*
  * One global's lock as a handler needs it; pass 3 sorts by global index.
@@ -329,7 +339,7 @@ static __always_inline int tap_lock_globals(struct tap_context *c,
 			atomic_t *l = tap_cpu_lock_of(*req[i].cpu, cpu);
 
 			ok = (atomic_read(l) == 0 &&
-			      atomic_cmpxchg(l, 0, TAP_CPU_READER(cpu)) == 0) ||
+			      atomic_cmpxchg(l, 0, TAP_CPU_OWNER(cpu)) == 0) ||
 			     tap_cpu_lock_own(*req[i].cpu);
 		} else {
 			ok = tap_lock_one(&req[i]);

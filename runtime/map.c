@@ -39,7 +39,7 @@ static void tap_map_free_one(struct tap_map *m)
 
 static struct tap_map *tap_map_alloc(int nkeys, const u8 *key_types, int val_type,
 				     const struct tap_hist_spec *spec, u32 max_entries,
-				     bool wrap)
+				     bool wrap, bool seq)
 {
 	struct tap_map *m;
 	size_t off = 0;
@@ -66,6 +66,10 @@ static struct tap_map *tap_map_alloc(int nkeys, const u8 *key_types, int val_typ
 	}
 	m->val_off = off;
 	off += tap_align8(tap_type_size(m, val_type));
+	if (seq) {
+		m->seq_off = off;
+		off += sizeof(int64_t);
+	}
 	m->node_size = sizeof(struct tap_mnode) + off;
 
 	m->nbuckets = 1;
@@ -103,7 +107,7 @@ struct tap_map *tap_map_create(int nkeys, const u8 *key_types, int val_type,
 
 	if (!max_entries)
 		max_entries = MAXMAPENTRIES;
-	m = tap_map_alloc(nkeys, key_types, val_type, spec, max_entries, wrap);
+	m = tap_map_alloc(nkeys, key_types, val_type, spec, max_entries, wrap, false);
 	if (!m)
 		return NULL;
 	if (max_entries > tap_max_map_entries)
@@ -120,7 +124,7 @@ struct tap_map *tap_map_create(int nkeys, const u8 *key_types, int val_type,
 		goto err_destroy;
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 		m->cpu[cpu] = tap_map_alloc(nkeys, key_types, val_type, spec,
-					    max_entries, wrap);
+					    max_entries, wrap, false);
 		if (!m->cpu[cpu])
 			goto err_destroy;
 	}
@@ -140,8 +144,14 @@ void tap_map_destroy(struct tap_map *m)
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 			tap_map_free_one(m->cpu[cpu]);
 		tap_free(m->cpu);
-		tap_free(m->locks.base);
 	}
+	if (m->delta) {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+			tap_map_free_one(m->delta[cpu]);
+		tap_free(m->delta);
+	}
+	tap_free(m->fold_pos);
+	tap_free(m->locks.base);
 	tap_map_free_one(m);
 }
 
@@ -458,13 +468,27 @@ void tap_map_clear(struct tap_map *m)
 			tap_map_clear_one(m->cpu[cpu]);
 }
 
+/* The keys of node n of a CPU's map pm, as a tuple for the shared map. */
+static void tap_node_keys(const struct tap_map *pm, struct tap_mnode *n, union tap_key *k)
+{
+	int j;
+
+	for (j = 0; j < pm->nkeys; j++) {
+		char *f = tap_node_field(pm, n, pm->key_off[j]);
+
+		if (pm->key_types[j] == TAP_LONG)
+			k[j].l = *(int64_t *)f;
+		else
+			k[j].s = f;
+	}
+}
+
 /* Rebuild a statistics map's merged view from the CPUs' maps. */
 static int tap_map_aggregate(struct tap_context *c, struct tap_map *m)
 {
 	unsigned int cpu;
 	union tap_key k[TAP_MAX_KEYS];
 	u32 i;
-	int j;
 
 	if (!m->cpu)
 		return 0;
@@ -475,14 +499,7 @@ static int tap_map_aggregate(struct tap_context *c, struct tap_map *m)
 		for (i = pm->head; i; i = TAP_NODE(pm, i)->next) {
 			struct tap_mnode *src = TAP_NODE(pm, i), *dst;
 
-			for (j = 0; j < m->nkeys; j++) {
-				char *f = tap_node_field(pm, src, pm->key_off[j]);
-
-				if (m->key_types[j] == TAP_LONG)
-					k[j].l = *(int64_t *)f;
-				else
-					k[j].s = f;
-			}
+			tap_node_keys(pm, src, k);
 			dst = tap_map_get_or_insert(c, m, k);
 			if (!dst)
 				return -1;
@@ -492,6 +509,193 @@ static int tap_map_aggregate(struct tap_context *c, struct tap_map *m)
 		}
 	}
 	return 0;
+}
+
+/* ---- counters ---- */
+
+static int64_t *tap_delta_seq(const struct tap_map *pm, struct tap_mnode *n)
+{
+	return (int64_t *)tap_node_field(pm, n, pm->seq_off);
+}
+
+/* One CPU's add of a fold: into the map (which has room, see
+ * tap_map_counter_add), then out of the CPU's map. */
+static void tap_fold_one(struct tap_map *m, struct tap_map *pm, u32 i)
+{
+	union tap_key k[TAP_MAX_KEYS];
+	struct tap_mnode *n = TAP_NODE(pm, i);
+
+	tap_node_keys(pm, n, k);
+	tap_map_add_long(NULL, m, k, *(int64_t *)tap_node_field(pm, n, pm->val_off), NULL);
+}
+
+/*
+ * The reader holds every CPU's word: each CPU's adds go into the map.
+ * Keys the map had already take their sums in any order; the keys it
+ * lacked are put in the order they first came on any CPU (their seq),
+ * so unsorted foreach sees them in the order one shared map would.
+ */
+static void tap_map_counter_fold(struct tap_cpu_locks *pl)
+{
+	struct tap_map *m = container_of(pl, struct tap_map, locks);
+	unsigned int cpu, best;
+	int64_t seq, min;
+	u32 i;
+
+	if (!atomic_read(&m->pending)) {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+			struct tap_map *pm = m->delta[cpu];
+
+			for (i = pm->head; i; i = TAP_NODE(pm, i)->next)
+				tap_fold_one(m, pm, i);
+			tap_map_clear_one(pm);
+		}
+		return;
+	}
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct tap_map *pm = m->delta[cpu];
+
+		for (i = pm->head; i; i = TAP_NODE(pm, i)->next)
+			if (!*tap_delta_seq(pm, TAP_NODE(pm, i)))
+				tap_fold_one(m, pm, i);
+		m->fold_pos[cpu] = pm->head;
+	}
+	/* each CPU's list is in its seq order: merge them */
+	for (;;) {
+		best = nr_cpu_ids;
+		min = 0;
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+			struct tap_map *pm = m->delta[cpu];
+
+			while (m->fold_pos[cpu] &&
+			       !*tap_delta_seq(pm, TAP_NODE(pm, m->fold_pos[cpu])))
+				m->fold_pos[cpu] = TAP_NODE(pm, m->fold_pos[cpu])->next;
+			if (!m->fold_pos[cpu])
+				continue;
+			seq = *tap_delta_seq(pm, TAP_NODE(pm, m->fold_pos[cpu]));
+			if (best == nr_cpu_ids || seq < min) {
+				best = cpu;
+				min = seq;
+			}
+		}
+		if (best == nr_cpu_ids)
+			break;
+		i = m->fold_pos[best];
+		tap_fold_one(m, m->delta[best], i);
+		m->fold_pos[best] = TAP_NODE(m->delta[best], i)->next;
+	}
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		tap_map_clear_one(m->delta[cpu]);
+	atomic_set(&m->pending, 0);
+}
+
+/* A map of longs only ever added to: one map of adds per CPU beside it,
+ * each with max_entries nodes.  Called at module init only. */
+struct tap_map *tap_map_create_counter(int nkeys, const u8 *key_types, u32 max_entries)
+{
+	struct tap_map *m = tap_map_create(nkeys, key_types, TAP_LONG, NULL, max_entries, false);
+	unsigned int cpu;
+
+	if (!m)
+		return NULL;
+	m->delta = tap_alloc(nr_cpu_ids * sizeof(*m->delta));
+	m->fold_pos = tap_alloc(nr_cpu_ids * sizeof(*m->fold_pos));
+	m->locks.stride = 64;
+	m->locks.fold = tap_map_counter_fold;
+	m->locks.base = tap_alloc(nr_cpu_ids * m->locks.stride);
+	if (!m->delta || !m->fold_pos || !m->locks.base)
+		goto err_destroy;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		m->delta[cpu] = tap_map_alloc(nkeys, key_types, TAP_LONG, NULL, m->max_entries,
+					      false, true);
+		if (!m->delta[cpu])
+			goto err_destroy;
+	}
+	return m;
+err_destroy:
+	tap_map_destroy(m);
+	return NULL;
+}
+
+/*
+ * A new key when the entries left may all be taken: perhaps by keys new
+ * on several CPUs at once (each CPU counts its own), so count them
+ * exactly, as a reader would: every CPU's word, the fold, then the add to
+ * the array itself, which overflows exactly when one shared array would.
+ */
+static int tap_map_counter_add_whole(struct tap_context *c, struct tap_map *m,
+				     const union tap_key *k, int64_t delta, int own)
+{
+	int r;
+
+	if (tap_cpu_lock_others(c, &m->locks, own))
+		return -1;
+	r = tap_map_add_long(c, m, k, delta, NULL);
+	tap_cpu_unlock_others(&m->locks);
+	return r;
+}
+
+/*
+ * m[k] += delta: this CPU's map of adds, under this CPU's word (taken
+ * here, or by the lock table); a handler holding every word (it reads m
+ * too) folded them at its start and adds to m itself.
+ *
+ * The map only changes under every word, so an adder may look at it: a
+ * key it lacks is new, and takes one of the entries left (m->pending),
+ * numbered in the order they come.  A key new on two CPUs between two
+ * reads takes two, so once none seems left the adder counts them
+ * exactly (tap_map_counter_add_whole).
+ */
+int tap_map_counter_add(struct tap_context *c, struct tap_map *m, const union tap_key *k,
+			int64_t delta)
+{
+	unsigned int cpu = smp_processor_id();
+	atomic_t *l = tap_cpu_lock_of(&m->locks, cpu);
+	int held = tap_cpu_trylock(c, l);
+	struct tap_map *pm = m->delta[cpu];
+	struct tap_mnode *n;
+	int64_t *p;
+	int r = -1, left;
+	u32 hash, i;
+
+	if (held < 0)
+		return -1;
+	if (held == 2) {
+		r = tap_map_add_long(c, m, k, delta, NULL);
+		goto out;
+	}
+	hash = tap_key_hash(pm, k);
+	i = tap_map_find(pm, k, hash);
+	if (i) {
+		n = TAP_NODE(pm, i);
+	} else {
+		int64_t seq = 0;
+
+		if (!tap_map_find(m, k, hash)) {
+			for (;;) {
+				left = atomic_read(&m->pending);
+				if (m->count + (u32)left >= m->max_entries) {
+					r = tap_map_counter_add_whole(c, m, k, delta,
+								      held ? TAP_CPU_OWNER(cpu) : 1);
+					goto out;
+				}
+				if (atomic_cmpxchg(&m->pending, left, left + 1) == left)
+					break;
+			}
+			seq = left + 1;
+		}
+		n = tap_map_insert(c, pm, k, hash);
+		if (!n)
+			goto out;
+		*tap_delta_seq(pm, n) = seq;
+	}
+	p = (int64_t *)tap_node_field(pm, n, pm->val_off);
+	*p = tap_add(*p, delta);
+	r = 0;
+out:
+	if (!held)
+		tap_cpu_release(l);
+	return r;
 }
 
 int64_t tap_map_size(struct tap_context *c, struct tap_map *m)

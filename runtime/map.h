@@ -43,9 +43,18 @@ struct tap_map {
 	u32 *buckets;
 	u32 head, tail, free_head;
 	struct tap_map **cpu;		/* statistics: this CPU's maps */
-	struct tap_cpu_locks locks;	/* statistics: the CPUs' locks */
+	struct tap_cpu_locks locks;	/* statistics, counters: the CPUs' locks */
+	/* counters: each CPU's adds since the last fold, the keys those adds
+	 * brought that the map lacks (numbered in the order they came, their
+	 * seq), and a fold's cursor per CPU */
+	struct tap_map **delta;
+	atomic_t pending;
+	u32 *fold_pos;
+	size_t seq_off;			/* a CPU's map: where a node's seq is */
 	struct tap_stat_data *stat_tmp;	/* tap_map_get_stat's result */
 };
+
+struct tap_context;
 
 struct tap_iter {
 	struct tap_map *m;
@@ -55,11 +64,12 @@ struct tap_iter {
 	struct tap_mnode *cur;
 };
 
-struct tap_context;
-
 struct tap_map *tap_map_create(int nkeys, const u8 *key_types, int val_type,
 			       const struct tap_hist_spec *spec, u32 max_entries, bool wrap);
 void tap_map_destroy(struct tap_map *m);
+struct tap_map *tap_map_create_counter(int nkeys, const u8 *key_types, u32 max_entries);
+int tap_map_counter_add(struct tap_context *c, struct tap_map *m, const union tap_key *k,
+			int64_t delta);
 
 int64_t tap_map_get_long(struct tap_map *m, const union tap_key *k);
 const char *tap_map_get_str(struct tap_map *m, const union tap_key *k);

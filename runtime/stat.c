@@ -194,6 +194,11 @@ void tap_stat_destroy(struct tap_stat *s)
 	tap_free(s);
 }
 
+static struct tap_stat_data *tap_stat_cpu(struct tap_stat *s, unsigned int cpu)
+{
+	return (struct tap_stat_data *)(s->cpu + cpu * s->stride + TAP_STAT_CPU_HDR);
+}
+
 /*
  * x <<< v: this CPU's partial, under this CPU's lock of x (taken here, or
  * by the handler's lock table, see tap_cpu_trylock; no lock of x unless
@@ -209,6 +214,76 @@ int tap_stat_add_slow(struct tap_context *c, struct tap_stat *s, int64_t v)
 	if (held < 0)
 		return -1;
 	tap_stat_data_add(&s->spec, tap_stat_cpu(s, cpu), v);
+	if (!held)
+		tap_cpu_release(l);
+	return 0;
+}
+
+/* ---- counters: each CPU's word then its part, a cache line each ---- */
+
+#define TAP_COUNTER_STRIDE 64
+
+static int64_t *tap_counter_part(struct tap_cpu_locks *pl, unsigned int cpu)
+{
+	return (int64_t *)(pl->base + cpu * pl->stride + TAP_COUNTER_HDR);
+}
+
+/* The reader holds every CPU's word: the parts go into the value. */
+static void tap_counter_fold(struct tap_cpu_locks *pl)
+{
+	struct tap_counter *ct = container_of(pl, struct tap_counter, locks);
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		int64_t *p = tap_counter_part(pl, cpu);
+
+		*ct->base = tap_add(*ct->base, *p);
+		*p = 0;
+	}
+}
+
+struct tap_counter *tap_counter_create(int64_t *base)
+{
+	struct tap_counter *ct = tap_alloc(sizeof(*ct));
+
+	if (!ct)
+		return NULL;
+	ct->base = base;
+	ct->locks.stride = TAP_COUNTER_STRIDE;
+	ct->locks.fold = tap_counter_fold;
+	ct->locks.base = tap_alloc(nr_cpu_ids * ct->locks.stride);
+	if (!ct->locks.base) {
+		tap_free(ct);
+		return NULL;
+	}
+	return ct;
+}
+
+void tap_counter_destroy(struct tap_counter *ct)
+{
+	if (!ct)
+		return;
+	tap_free(ct->locks.base);
+	tap_free(ct);
+}
+
+/*
+ * x += d but for an adder's own lock table (tap_counter_add): this CPU's
+ * part, under its word taken here; a handler holding every word (it
+ * reads x too) has folded the parts already and adds to the value
+ * itself, so it reads its own adds.
+ */
+int tap_counter_add_slow(struct tap_context *c, struct tap_counter *ct, int64_t delta)
+{
+	unsigned int cpu = smp_processor_id();
+	atomic_t *l = tap_cpu_lock_of(&ct->locks, cpu);
+	int held = tap_cpu_trylock(c, l);
+	int64_t *p;
+
+	if (held < 0)
+		return -1;
+	p = held == 2 ? ct->base : tap_counter_part(&ct->locks, cpu);
+	*p = tap_add(*p, delta);
 	if (!held)
 		tap_cpu_release(l);
 	return 0;

@@ -59,19 +59,52 @@ void tap_stat_destroy(struct tap_stat *s);
 const struct tap_stat_data *tap_stat_get(struct tap_stat *s);
 void tap_stat_clear(struct tap_stat *s);
 
+/*
+ * A number global only ever added to (a counter, see DESIGN.md): each
+ * CPU adds to its own part under its own word (`locks`, the same words
+ * as a statistic's); a handler that reads the global holds every word,
+ * and its lock table folds (locks.fold) every part into *base, the
+ * global's value, which it then reads and writes as any global.
+ */
+struct tap_counter {
+	struct tap_cpu_locks locks;	/* each CPU's word, before its part */
+	int64_t *base;
+};
+
+struct tap_counter *tap_counter_create(int64_t *base);
+void tap_counter_destroy(struct tap_counter *ct);
+
 struct tap_context;
+int tap_counter_add_slow(struct tap_context *c, struct tap_counter *ct, int64_t delta);
+
+#define TAP_COUNTER_HDR 8	/* a CPU's word, then its part */
+
+/* x += d; the usual case inline: the handler's lock table holds this
+ * CPU's word and no other (it only adds to x). */
+static inline int tap_counter_add(struct tap_context *c, struct tap_counter *ct,
+				  int64_t delta)
+{
+	unsigned int cpu = smp_processor_id();
+	atomic_t *l = tap_cpu_lock_of(&ct->locks, cpu);
+	int64_t *p = (int64_t *)((char *)l + TAP_COUNTER_HDR);
+
+	if (likely(atomic_read(l) == TAP_CPU_OWNER(cpu))) {
+		*p = tap_add(*p, delta);
+		return 0;
+	}
+	return tap_counter_add_slow(c, ct, delta);
+}
+
 int tap_stat_add_slow(struct tap_context *c, struct tap_stat *s, int64_t v);
 
-/* Each CPU's lock word, then its partial, a cache line apart. */
+/* Each CPU's lock word, then its partial, a cache line apart (stat.c's
+ * tap_stat_cpu(); written out here, as a header calls into its .c file
+ * and not back, see HACKING.md "Layers"). */
 #define TAP_STAT_CPU_HDR 8
-static inline struct tap_stat_data *tap_stat_cpu(struct tap_stat *s, unsigned int cpu)
-{
-	return (struct tap_stat_data *)(s->cpu + cpu * s->stride + TAP_STAT_CPU_HDR);
-}
 
 /*
  * x <<< v, on every hit: inline where the handler's lock table holds this
- * CPU's word (its mark is there) and x keeps no histogram or @variance
+ * CPU's word only (its OWNER mark is there) and x keeps no histogram or @variance
  * terms -- a count, a sum, a min and a max; otherwise tap_stat_add_slow()
  * (stat.c) takes the word itself and adds whatever x keeps.
  */
@@ -80,10 +113,10 @@ static __always_inline int tap_stat_add(struct tap_context *c, struct tap_stat *
 	unsigned int cpu = smp_processor_id();
 	struct tap_stat_data *d;
 
-	if (unlikely(atomic_read(tap_cpu_lock_of(&s->locks, cpu)) != TAP_CPU_READER(cpu) ||
+	if (unlikely(atomic_read(tap_cpu_lock_of(&s->locks, cpu)) != TAP_CPU_OWNER(cpu) ||
 		     s->spec.type != TAP_HIST_NONE || s->spec.variance))
 		return tap_stat_add_slow(c, s, v);
-	d = tap_stat_cpu(s, cpu);
+	d = (struct tap_stat_data *)(s->cpu + cpu * s->stride + TAP_STAT_CPU_HDR);
 	if (unlikely(d->count == 0))
 		return tap_stat_add_slow(c, s, v);
 	d->count++;

@@ -33,8 +33,10 @@
 #define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define smp_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#ifndef container_of	/* tap_shim_user.h has it too */
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
+#endif
 #define min_t(t, a, b) ((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define max_t(t, a, b) ((t)(a) > (t)(b) ? (t)(a) : (t)(b))
 #define min(a, b) ((a) < (b) ? (a) : (b))

@@ -87,6 +87,9 @@ extern u64 tap_test_cycles;
 typedef struct { int counter; } atomic_t;
 typedef struct { long long counter; } atomic64_t;
 #define ATOMIC_INIT(i) { (i) }
+#ifndef container_of
+#define container_of(p, type, member) ((type *)((char *)(p) - offsetof(type, member)))
+#endif
 #define atomic_read(v) __atomic_load_n(&(v)->counter, __ATOMIC_SEQ_CST)
 #define atomic_set(v, i) __atomic_store_n(&(v)->counter, (i), __ATOMIC_SEQ_CST)
 #define atomic_set_release(v, i) __atomic_store_n(&(v)->counter, (i), __ATOMIC_RELEASE)

@@ -260,6 +260,8 @@ struct Var {
 	bool synthetic;
 	bool declared_type;     /* type given in the script (params: foo:long) */
 	Loc type_loc;           /* pass 2: where the type was first decided */
+	bool counter;           /* pass 3: only added to, kept per CPU
+	                         * (counters.c) */
 };
 
 typedef struct Func {

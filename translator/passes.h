@@ -18,6 +18,13 @@ void tapset_check_reached(const Vec *user_files);
  * Returns NULL after reporting errors. */
 Program *elaborate(Vec *user_files);
 
+/* pass 2/3 (counters.c): why global v cannot be kept per CPU as a
+ * counter ("'=' assigns it at f.stp:3:5"), or NULL when every write to it
+ * is an add whose value nothing uses; find_counters sets Var.counter of
+ * every global of prog. */
+const char *counter_reason(Program *prog, Var *v);
+void find_counters(Program *prog);
+
 /* -p2 output (listing.c) */
 void print_program(FILE *out, Program *prog);
 

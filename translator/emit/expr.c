@@ -636,6 +636,15 @@ static Val assign_scalar(Body *b, Node *n, Var *v)
 	const char *op = n->op ? n->op : "=";
 	bool plain = !strcmp(op, "=");
 	b->effects++;
+	if (v->scope == VS_GLOBAL && v->counter) {
+		/* an add to a counter (counters.c): nothing reads its value */
+		body_use_stat_add(b, v);
+		Val r = expr_eval(b, n->rhs);
+		body_fail_if(b, xsprintf("tap_counter_add(c, %s.ctr, %s%s%s)", names_var(e, v),
+					 op[0] == '-' ? "tap_neg(" : "", r.c,
+					 op[0] == '-' ? ")" : ""));
+		return val_num(0);
+	}
 	if (v->scope == VS_GLOBAL && !strcmp(op, "<<<") && v->type == TY_STATS)
 		body_use_stat_add(b, v);
 	else if (v->scope == VS_GLOBAL)
@@ -682,7 +691,7 @@ static Val assign_element(Body *b, Node *n)
 	if (!v || v->arity <= 0)
 		return body_error(b, n->loc, _("assigning to an element of something that is "
 					       "not an array"));
-	if (!strcmp(op, "<<<") && v->type == TY_STATS)
+	if ((!strcmp(op, "<<<") && v->type == TY_STATS) || v->counter)
 		body_use_stat_add(b, v);
 	else
 		body_use_global(b, v, strcmp(op, "<<<") != 0);
@@ -723,6 +732,13 @@ static Val assign_element(Body *b, Node *n)
 	if (!strcmp(op, "=")) {
 		body_fail_if(b, xsprintf("tap_map_set_long(c, %s, %s, %s)", m, k, r.c));
 		return r;
+	}
+	if (v->counter) {
+		/* an add to a counter (counters.c): nothing reads its value */
+		body_fail_if(b, xsprintf("tap_map_counter_add(c, %s, %s, %s%s%s)", m, k,
+					 op[0] == '-' ? "tap_neg(" : "", r.c,
+					 op[0] == '-' ? ")" : ""));
+		return val_num(0);
 	}
 	const char *t = body_tmp_long(b);
 	if (!strcmp(op, "+=") || !strcmp(op, "-=")) {
@@ -775,6 +791,13 @@ static Val ex_incdec(Body *b, Node *n, bool value_unused)
 	if (lhs && lhs->kind == N_SYMBOL && lhs->var && lhs->var->type != TY_STATS &&
 	    lhs->var->type != TY_STRING) {
 		Var *v = lhs->var;
+		if (v->scope == VS_GLOBAL && v->counter) {
+			/* its value is not used (counters.c) */
+			body_use_stat_add(b, v);
+			body_fail_if(b, xsprintf("tap_counter_add(c, %s.ctr, %s)", names_var(e, v),
+						 inc ? "1" : "-1"));
+			return val_num(0);
+		}
 		if (v->scope == VS_GLOBAL)
 			body_use_global(b, v, true);
 		else
@@ -793,6 +816,15 @@ static Val ex_incdec(Body *b, Node *n, bool value_unused)
 		if (!v || v->arity <= 0 || v->type != TY_LONG)
 			return body_error(b, n->loc, _("++ and -- need a number variable or "
 						       "array element"));
+		if (v->counter) {
+			/* its value is not used (counters.c) */
+			body_use_stat_add(b, v);
+			const char *k = expr_fill_keys(b, v, &lhs->args, NULL);
+			body_where(b, lhs->loc, xsprintf("identifier '%s'", v->name));
+			body_fail_if(b, xsprintf("tap_map_counter_add(c, %s, %s, %s)", map_of(b, v),
+						 k, inc ? "1" : "-1"));
+			return val_num(0);
+		}
 		body_use_global(b, v, true);
 		const char *k = expr_fill_keys(b, v, &lhs->args, NULL);
 		const char *t = body_tmp_long(b);

@@ -8,6 +8,7 @@
  */
 #include "emit_priv.h"
 #include "build.h"
+#include "passes.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -355,9 +356,10 @@ static void collect_uses(Unit *u, Body *b, Vec *seen, GlobalUse *acc, int nglob)
 }
 
 /* The lock table of a handler; returns how many locks it takes.  A
- * statistics global it reads takes its write lock and every CPU's word;
- * one it only adds to (GlobalUse.locked false) only this CPU's word, so
- * its adds touch no line another CPU writes.  The word is taken here, at
+ * statistics or counter global it reads takes its write lock and every
+ * CPU's word (and a counter's parts are folded into it then); one it
+ * only adds to (GlobalUse.locked false) only this CPU's word, so its
+ * adds touch no line another CPU writes.  The word is taken here, at
  * the start with the others, not at the add: a hit that cannot have it
  * is skipped whole, before any of its statements run. */
 static int write_lock_table(Unit *u, Body *b)
@@ -384,9 +386,10 @@ static int write_lock_table(Unit *u, Body *b)
 		/* a reader of statistics excludes the adders of every CPU; an
 		 * adder that takes other locks takes its CPU's word with them,
 		 * in order (runtime/context.h, struct tap_lock_req) */
-		if (acc[i].var->type == TY_STATS && acc[i].locked)
+		bool percpu = acc[i].var->type == TY_STATS || acc[i].var->counter;
+		if (percpu && acc[i].locked)
 			emit(e, "{ &%s.lock, true, &%s.cpu_locks },", name, name);
-		else if (acc[i].var->type == TY_STATS)
+		else if (percpu)
 			emit(e, "{ NULL, false, &%s.cpu_locks },", name);
 		else
 			emit(e, "{ &%s.lock, %s },", name, acc[i].write ? "true" : "false");
@@ -408,8 +411,10 @@ static void write_global(Unit *u, Var *v)
 	emit_line_directive(e, v->loc);
 	emit_open(e, "static struct {");
 	emit(e, "rwlock_t lock;");
-	if (v->type == TY_STATS)
+	if (v->type == TY_STATS || v->counter)
 		emit(e, "struct tap_cpu_locks *cpu_locks;");
+	if (v->counter && v->arity <= 0)
+		emit(e, "struct tap_counter *ctr;");
 	if (v->arity > 0)
 		emit(e, "struct tap_map *m;");
 	else if (v->type == TY_STATS)
@@ -539,6 +544,9 @@ static void write_global_setup(Unit *u)
 		if (v->arity > 0) {
 			emit(e, "tap_map_destroy(%s.m);", n);
 			emit(e, "%s.m = NULL;", n);
+		} else if (v->counter) {
+			emit(e, "tap_counter_destroy(%s.ctr);", n);
+			emit(e, "%s.ctr = NULL;", n);
 		} else if (v->type == TY_STATS) {
 			emit(e, "tap_stat_destroy(%s.s);", n);
 			emit(e, "%s.s = NULL;", n);
@@ -551,7 +559,7 @@ static void write_global_setup(Unit *u)
 	bool any = false;
 	for (int i = 0; i < u->prog->globals.len; i++) {
 		Var *v = vec_get(&u->prog->globals, i);
-		any |= v->arity > 0 || v->type == TY_STATS;
+		any |= v->arity > 0 || v->type == TY_STATS || v->counter;
 	}
 	if (any || u->e.regexes.len)
 		emit(e, "int i = 0;");
@@ -569,6 +577,9 @@ static void write_global_setup(Unit *u)
 				emit(e, "static const struct tap_hist_spec spec = %s;", spec_init(e, v));
 				emit(e, "%s.m = tap_map_create(%d, keys, TAP_STATS, &spec, %lld, %s);",
 				     n, v->arity, (long long)v->maxsize, v->wrap ? "true" : "false");
+			} else if (v->counter) {
+				emit(e, "%s.m = tap_map_create_counter(%d, keys, %lld);", n, v->arity,
+				     (long long)v->maxsize);
 			} else {
 				emit(e, "%s.m = tap_map_create(%d, keys, %s, NULL, %lld, %s);", n,
 				     v->arity, tap_type(v->type), (long long)v->maxsize,
@@ -577,9 +588,14 @@ static void write_global_setup(Unit *u)
 			emit_close(e, "}");
 			emit(e, "if (!%s.m)", n);
 			emit(e, "\tgoto fail;");
-			if (v->type == TY_STATS)
+			if (v->type == TY_STATS || v->counter)
 				emit(e, "%s.cpu_locks = &%s.m->locks;", n, n);
 			sb_free(&kt);
+		} else if (v->counter) {
+			emit(e, "%s.ctr = tap_counter_create(&%s.v);", n, n);
+			emit(e, "if (!%s.ctr)", n);
+			emit(e, "\tgoto fail;");
+			emit(e, "%s.cpu_locks = &%s.ctr->locks;", n, n);
 		} else if (v->type == TY_STATS) {
 			emit_open(e, "{");
 			emit(e, "static const struct tap_hist_spec spec = %s;", spec_init(e, v));
@@ -1560,6 +1576,7 @@ const char *translate_program(Program *prog, const char **name, const char **dir
 	spec_table.len = 0;
 
 	check_global_options(&u);
+	find_counters(prog);
 	sort_probes(&u);
 
 	StrBuf fam_decls = { 0 };

@@ -818,7 +818,7 @@ static void test_stats(void)
 		/* an adder with a lock table: this CPU's word only, in order */
 		rq[0].lock = NULL;
 		CHECK_INT(tap_lock_globals(c, rq, 1), 0);
-		CHECK_INT(atomic_read(tap_cpu_lock_of(plv, 0)), TAP_CPU_READER(0));
+		CHECK_INT(atomic_read(tap_cpu_lock_of(plv, 0)), TAP_CPU_OWNER(0));
 		CHECK_INT(atomic_read(tap_cpu_lock_of(plv, 1)), 0);
 		CHECK_INT(tap_stat_add(c, v0, 10), 0);
 		tap_unlock_globals(c, rq, 1);
@@ -886,6 +886,111 @@ static void test_stat_map(void)
 	CHECK_INT(tap_map_size(c, m), 0);
 	leave(c);
 	tap_contexts_free();
+	tap_map_destroy(m);
+}
+
+/*
+ * Counters: adds on each CPU go to its part; a reader's lock table folds
+ * them in (sums exact through 64-bit wrap-around, new keys in the order
+ * they first came on any CPU), then its own adds go to the global; a key
+ * beyond the array's size is the overflow error at the add.
+ */
+static void test_counters(void)
+{
+	int64_t v = 5;
+	struct tap_counter *ct = tap_counter_create(&v);
+	struct tap_map *m = tap_map_create_counter(1, k_long, 5);
+	struct tap_cpu_locks *pl, *plm;
+	struct tap_context *c;
+	rwlock_t lv, lm;
+	struct tap_lock_req rd[2] = { { &lv, true, &pl }, { &lm, true, &plm } };
+	struct tap_lock_req add[2] = { { NULL, false, &pl }, { NULL, false, &plm } };
+	int i;
+
+	assert(ct && m);
+	pl = &ct->locks;
+	plm = &m->locks;
+	rwlock_init(&lv);
+	rwlock_init(&lm);
+	CHECK_INT(tap_contexts_init(), 0);
+	c = enter();
+	/* adds outside any lock table, then with each CPU's own word */
+	for (i = 0; i < 6; i++) {
+		tap_test_cpu = i % 3;
+		CHECK_INT(tap_counter_add(c, ct, INT64_MAX), 0);
+		CHECK_INT(tap_map_counter_add(c, m, KL(30 - i % 3 * 10), 1), 0);
+	}
+	tap_test_cpu = 2;
+	CHECK_INT(tap_lock_globals(c, add, 2), 0);
+	CHECK_INT(tap_counter_add(c, ct, 3), 0);
+	CHECK_INT(tap_map_counter_add(c, m, KL(40), -1), 0);
+	CHECK_INT(tap_map_counter_add(c, m, KL(30), 0), 0);
+	CHECK_INT(v, 5);				/* not folded yet */
+	CHECK_INT(m->count, 0);
+	tap_unlock_globals(c, add, 2);
+	/* a reader: the parts are folded in at its lock table */
+	tap_test_cpu = 1;
+	CHECK_INT(tap_lock_globals(c, rd, 2), 0);
+	CHECK_INT(v, tap_add(5 + 3, tap_mul(6, INT64_MAX)));
+	CHECK_STR(dump_ll(c, m, 0, 0, -1), "30=2 20=2 10=2 40=-1");
+	CHECK_STR(dump_ll(c, m, 0, -1, -1), "10=2 20=2 30=2 40=-1");
+	/* its own adds go straight in, and it reads them */
+	CHECK_INT(tap_counter_add(c, ct, 1), 0);
+	CHECK_INT(v, tap_add(5 + 4, tap_mul(6, INT64_MAX)));
+	CHECK_INT(tap_map_counter_add(c, m, KL(20), 5), 0);
+	CHECK_INT(tap_map_get_long(m, KL(20)), 7);
+	v = 0;
+	tap_map_delete(m, KL(20));
+	tap_map_delete(m, KL(40));
+	tap_unlock_globals(c, rd, 2);
+	CHECK_INT(atomic_read(tap_cpu_lock_of(pl, 0)) + atomic_read(tap_cpu_lock_of(pl, 2)), 0);
+	/* deleted, then added again: at the end, after keys added meanwhile */
+	tap_test_cpu = 0;
+	CHECK_INT(tap_map_counter_add(c, m, KL(50), 1), 0);
+	tap_test_cpu = 2;
+	CHECK_INT(tap_map_counter_add(c, m, KL(50), 1), 0);
+	CHECK_INT(tap_map_counter_add(c, m, KL(20), 1), 0);
+	CHECK_INT(tap_counter_add(c, ct, -2), 0);
+	/* 50 is new on two CPUs: 2 + 3 of 5 entries seem taken; the adder of
+	 * 60 counts them exactly (every CPU's word, the fold) and fits */
+	CHECK_INT(atomic_read(&m->pending), 3);
+	CHECK_INT(tap_map_counter_add(c, m, KL(60), 1), 0);
+	CHECK_INT(m->count, 5);
+	CHECK_INT(atomic_read(&m->pending), 0);
+	CHECK_INT(atomic_read(tap_cpu_lock_of(plm, 0)) + atomic_read(tap_cpu_lock_of(plm, 1)) +
+		  atomic_read(tap_cpu_lock_of(plm, 2)) + atomic_read(tap_cpu_lock_of(plm, 3)), 0);
+	/* a sixth key is too many, as for one shared array */
+	CHECK_INT(tap_map_counter_add(c, m, KL(70), 1), -1);
+	CHECK_STR(c->last_error, "Array overflow, check MAXMAPENTRIES");
+	tap_error_clear(c);
+	/* ... and so is one when another CPU's word cannot be had: skipped */
+	i = nskips[TAP_SKIP_LOCK];
+	atomic_set(tap_cpu_lock_of(plm, 1), 1);
+	CHECK_INT(tap_map_counter_add(c, m, KL(80), 1), -1);
+	CHECK_INT(c->aborted == 1 && c->last_error == NULL, 1);
+	CHECK_INT(nskips[TAP_SKIP_LOCK], i + 1);
+	CHECK_INT(atomic_read(tap_cpu_lock_of(plm, 0)) + atomic_read(tap_cpu_lock_of(plm, 2)), 0);
+	c->aborted = false;
+	atomic_set(tap_cpu_lock_of(plm, 1), 0);
+	CHECK_INT(tap_map_counter_add(c, m, KL(10), 1), 0);	/* known keys still add */
+	CHECK_INT(tap_lock_globals(c, rd, 2), 0);
+	CHECK_INT(v, -2);
+	CHECK_STR(dump_ll(c, m, 0, 0, -1), "30=2 10=3 50=2 20=1 60=1");
+	CHECK_STR(dump_ll(c, m, 0, -1, 2), "10=3 30=2");
+	CHECK_INT(tap_map_get_long(m, KL(70)), 0);
+	CHECK_INT(tap_map_exists(m, KL(70)), 0);
+	tap_map_clear(m);
+	tap_unlock_globals(c, rd, 2);
+	/* a reader holding a word: the add is skipped, as a statistic's */
+	atomic_set(tap_cpu_lock_of(plm, 2), TAP_CPU_READER(0));
+	CHECK_INT(tap_map_counter_add(c, m, KL(1), 1), -1);
+	CHECK_INT(c->aborted, 1);
+	c->aborted = false;
+	atomic_set(tap_cpu_lock_of(plm, 2), 0);
+	tap_test_cpu = 0;
+	leave(c);
+	tap_contexts_free();
+	tap_counter_destroy(ct);
 	tap_map_destroy(m);
 }
 
@@ -1141,7 +1246,7 @@ static void test_alloc_failures(void)
 	struct tap_hist_spec hs = { .type = TAP_HIST_LOG };
 	long i, live = tap_test_alloc_live;
 
-	for (i = 0; i < 40; i++) {
+	for (i = 0; i < 60; i++) {
 		struct tap_map *m;
 		struct tap_stat *s;
 		struct tap_regex re;
@@ -1150,6 +1255,8 @@ static void test_alloc_failures(void)
 		tap_test_alloc_countdown = i;
 		m = tap_map_create(2, kt, TAP_STATS, &hs, 16, false);
 		s = tap_stat_create(&hs);
+		tap_map_destroy(tap_map_create_counter(2, kt, 16));
+		tap_counter_destroy(tap_counter_create(&i));
 		if (tap_contexts_init() == 0)
 			tap_contexts_free();
 		tap_regex_compile(&re, "a+");
@@ -1179,6 +1286,7 @@ int main(void)
 	test_map_delete_in_foreach();
 	test_stats();
 	test_stat_map();
+	test_counters();
 	test_hist();
 	test_regex();
 	test_alloc_failures();
