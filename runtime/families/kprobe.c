@@ -18,10 +18,13 @@
  * code update for the whole table, where enabling each kprobe is one
  * update per probe (450 syscall probes took 6 s to arm in the test VM).
  * Their hits then skip the kprobe layer.  The rest are enabled one by one.
- * Return probes go the same way where the kernel has fprobe
- * (TAP_FPROBE_RETURN): the kretprobes are registered disabled, and those
- * on ftrace sites are armed through one fprobe per table
- * (_tap_fret_arm); the rest are enabled one by one.
+ * Return probes go the same way: their kretprobes are registered
+ * disabled, and those on ftrace sites are armed together, through one
+ * fprobe per table where the kernel has fprobe (TAP_FPROBE_RETURN,
+ * 6.12), else through one ftrace_ops per table that calls the
+ * kretprobes' own entry, which hooks the return through rethook
+ * (TAP_FTRACE_RETURN, 6.1); _tap_kret_batch_arm().  The rest, and the
+ * kret_only probes, are enabled one by one.
  */
 /* Included once even when two families share it (kprobe and
  * kernel.function both use kprobes.c). */
@@ -66,7 +69,7 @@ struct _tap_kretprobe {
 	unsigned int flags;
 	bool kret_only;
 	bool registered;
-	bool fret;			/* armed through the table's fprobe */
+	bool batched;		/* armed through the table's fprobe or ops */
 };
 
 /* Where a kernel address of the debug information is now. */
@@ -135,71 +138,161 @@ static const char *_tap_kprobe_detail(const char *symbol, int err)
 	return "no such function in the running kernel";
 }
 
+#if TAP_FTRACE_ENTRY || TAP_FPROBE_RETURN
+/*
+ * The probes of a table that one ftrace_ops or fprobe arms are kept in a
+ * site[] array of their struct kprobe (an entry's kp, a return's rp.kp),
+ * sorted by address (the ftrace site, where the kprobe layer put them),
+ * then by table order; a call's probes are found by binary search.
+ */
+static int _tap_site_cmp(const void *a, const void *b)
+{
+	const struct kprobe *x = *(const struct kprobe *const *)a;
+	const struct kprobe *y = *(const struct kprobe *const *)b;
+
+	if (x->addr != y->addr)
+		return (unsigned long)x->addr < (unsigned long)y->addr ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* site[*lo .. return value) are the probes at ip */
+static int notrace _tap_site_find(struct kprobe *const *site, int n,
+				  unsigned long ip, int *lo)
+{
+	int l = 0, h = n;
+
+	while (l < h) {
+		int mid = l + (h - l) / 2;
+
+		if ((unsigned long)site[mid]->addr < ip)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	*lo = l;
+	while (h < n && (unsigned long)site[h]->addr == ip)
+		h++;
+	return h;
+}
+
+/* The addresses of the sorted site[0..n), each once, into ips[]; returns
+ * how many. */
+static int _tap_site_ips(struct kprobe *const *site, int n, unsigned long *ips)
+{
+	int i, nips = 0;
+
+	for (i = 0; i < n; i++)
+		if (!nips || ips[nips - 1] != (unsigned long)site[i]->addr)
+			ips[nips++] = (unsigned long)site[i]->addr;
+	return nips;
+}
+#endif
+
 #if TAP_FTRACE_ENTRY
 /*
- * The function entries of one table armed through one ftrace_ops: its
- * filter holds their ftrace sites, and site[] (sorted by kp.addr, the
- * ftrace site, where the kprobe layer would have put them) finds the
- * probes of the address a call came from.  A module has few tables (one
- * per family that uses kprobes), each with its own set.
+ * The probes of one table armed through one ftrace_ops: its filter holds
+ * their ftrace sites, and its callback calls the kprobe pre_handler of
+ * each probe of the address a call came from: a function entry's own
+ * (pass 3's tapk_N), or for a return probe the kernel's kretprobe entry,
+ * which takes an instance and hooks the return through rethook (TAP_
+ * FTRACE_RETURN).  A module has few tables (one per family that uses
+ * kprobes, for entries and for returns), each with its own ops.
  */
-struct _tap_ftentry {
+struct _tap_ftops {
 	struct ftrace_ops ops;
-	struct _tap_kprobe *table;
-	struct _tap_kprobe **site;
+	const void *table;
+	struct kprobe **site;
 	int n;
-	bool armed;
 };
-static struct _tap_ftentry _tap_ftentries[4];
+static struct _tap_ftops _tap_ftops[8];
 
-static void notrace _tap_ftentry_call(unsigned long ip, unsigned long parent_ip,
-				      struct ftrace_ops *op, struct ftrace_regs *fregs)
+static void notrace _tap_ftops_call(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *op, struct ftrace_regs *fregs)
 {
-	struct _tap_ftentry *fe = container_of(op, struct _tap_ftentry, ops);
+	struct _tap_ftops *fo = container_of(op, struct _tap_ftops, ops);
 	struct pt_regs *regs = ftrace_get_regs(fregs);
-	int lo = 0, hi = fe->n, bit;
+	int lo, hi, bit;
 
 	/* A probed function called from a handler: skipped and counted, as
 	 * the kprobe layer counts it (nmissed).  The lock also keeps
-	 * preemption off while the handlers run.  It is this callback's own
-	 * (the ops has no FTRACE_OPS_FL_RECURSION, as the kprobe layer's
-	 * has none): with that flag ftrace would call it through
-	 * ftrace_ops_assist_func(), which takes the same lock a second time
-	 * and adds a call on every hit. */
+	 * preemption off while the handlers run (rethook needs it too).  It
+	 * is this callback's own (the ops has no FTRACE_OPS_FL_RECURSION, as
+	 * the kprobe layer's has none): with that flag ftrace would call it
+	 * through ftrace_ops_assist_func(), which takes the same lock a
+	 * second time and adds a call on every hit. */
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (bit < 0) {
 		tap_count_skip(TAP_SKIP_REENTRANT);
 		return;
 	}
 	if (regs) {
-		while (lo < hi) {
-			int mid = lo + (hi - lo) / 2;
-			if ((unsigned long)fe->site[mid]->kp.addr < ip)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; lo < fe->n && (unsigned long)fe->site[lo]->kp.addr == ip; lo++)
-			fe->site[lo]->kp.pre_handler(&fe->site[lo]->kp, regs);
+		/* newest (last in the table) first, as the kprobe layer
+		 * runs the kprobes of one address */
+		hi = _tap_site_find(fo->site, fo->n, ip, &lo);
+		while (hi-- > lo)
+			fo->site[hi]->pre_handler(fo->site[hi], regs);
 	}
 	ftrace_test_recursion_unlock(bit);
 }
 
-static int _tap_ftentry_cmp(const void *a, const void *b)
-{
-	unsigned long x = (unsigned long)(*(struct _tap_kprobe *const *)a)->kp.addr;
-	unsigned long y = (unsigned long)(*(struct _tap_kprobe *const *)b)->kp.addr;
-	return x < y ? -1 : x > y;
-}
-
-static struct _tap_ftentry *_tap_ftentry_of(struct _tap_kprobe *k)
+static struct _tap_ftops *_tap_ftops_of(const void *table)
 {
 	int i;
 
-	for (i = 0; i < ARRAY_SIZE(_tap_ftentries); i++)
-		if (_tap_ftentries[i].table == k)
-			return &_tap_ftentries[i];
+	for (i = 0; i < ARRAY_SIZE(_tap_ftops); i++)
+		if (_tap_ftops[i].table == table)
+			return &_tap_ftops[i];
 	return NULL;
+}
+
+/*
+ * Arm the probes site[0..m) of table (sorted by _tap_site_cmp; the ops
+ * keeps the array) through a free ops: one code update for all.  Returns
+ * whether it did; when not, site is freed and the caller arms each probe
+ * by itself.
+ */
+static bool _tap_ftops_arm(const void *table, struct kprobe **site, int m)
+{
+	struct _tap_ftops *fo = _tap_ftops_of(NULL);
+	unsigned long *ips = NULL;
+	int nips;
+
+	if (!fo || !m || !site)
+		goto fail;
+	ips = tap_alloc(m * sizeof(*ips));
+	if (!ips)
+		goto fail;
+	nips = _tap_site_ips(site, m, ips);
+	fo->site = site;
+	fo->n = m;
+	fo->ops.func = _tap_ftops_call;
+	fo->ops.flags = FTRACE_OPS_FL_SAVE_REGS;
+	if (ftrace_set_filter_ips(&fo->ops, ips, nips, 0, 0) == 0 &&
+	    register_ftrace_function(&fo->ops) == 0) {
+		fo->table = table;
+		tap_free(ips);
+		return true;
+	}
+	ftrace_free_filter(&fo->ops);
+	memset(fo, 0, sizeof(*fo));
+fail:
+	tap_free(ips);
+	tap_free(site);
+	return false;
+}
+
+/* Unregister the ops of table, if it has one: this waits for the
+ * callbacks still running. */
+static void _tap_ftops_disarm(const void *table)
+{
+	struct _tap_ftops *fo = _tap_ftops_of(table);
+
+	if (!fo)
+		return;
+	unregister_ftrace_function(&fo->ops);
+	ftrace_free_filter(&fo->ops);
+	tap_free(fo->site);
+	memset(fo, 0, sizeof(*fo));
 }
 
 /*
@@ -210,40 +303,21 @@ static struct _tap_ftentry *_tap_ftentry_of(struct _tap_kprobe *k)
  */
 static __maybe_unused int _tap_kprobes_arm(struct _tap_kprobe *k, int n)
 {
-	struct _tap_ftentry *fe = _tap_ftentry_of(NULL);
-	unsigned long *ips = NULL;
-	int i, m = 0, nips = 0, ret;
+	struct kprobe **site = tap_alloc(n * sizeof(*site));
+	bool armed = false;
+	int i, m = 0, ret;
 
-	if (fe) {
-		fe->site = tap_alloc(n * sizeof(*fe->site));
-		ips = tap_alloc(n * sizeof(*ips));
-	}
-	if (fe && fe->site && ips) {
+	if (site) {
 		for (i = 0; i < n; i++)
 			if (k[i].registered && kprobe_ftrace(&k[i].kp))
-				fe->site[m++] = &k[i];
-		sort(fe->site, m, sizeof(*fe->site), _tap_ftentry_cmp, NULL);
-		for (i = 0; i < m; i++)
-			if (!nips || ips[nips - 1] != (unsigned long)fe->site[i]->kp.addr)
-				ips[nips++] = (unsigned long)fe->site[i]->kp.addr;
-		fe->table = k;
-		fe->n = m;
-		fe->ops.func = _tap_ftentry_call;
-		fe->ops.flags = FTRACE_OPS_FL_SAVE_REGS;
-		if (nips && ftrace_set_filter_ips(&fe->ops, ips, nips, 0, 0) == 0 &&
-		    register_ftrace_function(&fe->ops) == 0) {
-			fe->armed = true;
-		} else {
-			if (nips)
-				ftrace_free_filter(&fe->ops);
-			fe->n = 0;
-		}
+				site[m++] = &k[i].kp;
+		sort(site, m, sizeof(*site), _tap_site_cmp, NULL);
 	}
-	tap_free(ips);
+	armed = _tap_ftops_arm(k, site, m);
 	for (i = 0; i < n; i++) {
 		if (!k[i].registered)
 			continue;
-		if (fe && fe->armed && kprobe_ftrace(&k[i].kp))
+		if (armed && kprobe_ftrace(&k[i].kp))
 			continue;
 		ret = enable_kprobe(&k[i].kp);
 		if (ret == 0)
@@ -257,16 +331,7 @@ static __maybe_unused int _tap_kprobes_arm(struct _tap_kprobe *k, int n)
 
 static __maybe_unused void _tap_kprobes_disarm(struct _tap_kprobe *k)
 {
-	struct _tap_ftentry *fe = _tap_ftentry_of(k);
-
-	if (!fe)
-		return;
-	if (fe->armed) {
-		unregister_ftrace_function(&fe->ops);
-		ftrace_free_filter(&fe->ops);
-	}
-	tap_free(fe->site);
-	memset(fe, 0, sizeof(*fe));
+	_tap_ftops_disarm(k);
 }
 #define _TAP_KPROBE_REGISTER_FLAGS KPROBE_FLAG_DISABLED
 #else
@@ -337,49 +402,73 @@ static __maybe_unused int _tap_kprobes_register(struct _tap_kprobe *k, int n)
 	return ret;
 }
 
+#if TAP_FPROBE_RETURN || TAP_FTRACE_RETURN
+/*
+ * The return probes of table k that one fprobe or ftrace_ops can take
+ * into site[] (sorted by _tap_site_cmp); returns how many.  The
+ * kretprobes are registered disabled first: the kernel resolves each
+ * symbol and says whether it sits on an ftrace site (kprobe_ftrace()).
+ * An address goes whole to the batch, or stays with kretprobes enabled
+ * one by one: when a probe there is kret_only, or when it has more than
+ * limit probes.  *most is the most probes of one address taken.
+ */
+static int _tap_kret_sites(struct _tap_kretprobe *k, int n, struct kprobe **site,
+			   int limit, int *most)
+{
+	struct kprobe **cand = tap_alloc(n * sizeof(*cand));
+	int i, j, m = 0, taken = 0;
+
+	*most = 0;
+	if (!cand)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (k[i].registered && kprobe_ftrace(&k[i].rp.kp))
+			cand[m++] = &k[i].rp.kp;
+	sort(cand, m, sizeof(*cand), _tap_site_cmp, NULL);
+	for (i = 0; i < m; i = j) {
+		bool ok = true;
+
+		for (j = i; j < m && cand[j]->addr == cand[i]->addr; j++)
+			ok = ok && !container_of(cand[j], struct _tap_kretprobe,
+						 rp.kp)->kret_only;
+		if (!ok || j - i > limit)
+			continue;
+		*most = max(*most, j - i);
+		for (; i < j; i++)
+			site[taken++] = cand[i];
+	}
+	tap_free(cand);
+	return taken;
+}
+#endif
+
 #if TAP_FPROBE_RETURN
 /*
  * The return probes of one table on ftrace sites, armed through one
  * fprobe whose addresses are all given at once (register_fprobe_ips: one
- * code update, where enabling each kretprobe made one per probe).  The
- * kretprobes are registered disabled first: the kernel resolves each
- * symbol and says whether it sits on an ftrace site (kprobe_ftrace()),
- * and those it cannot take (no ftrace site, kret_only, the fprobe
- * refused) are then enabled one by one, as before.
+ * code update, where enabling each kretprobe made one per probe); the
+ * rest (no ftrace site, kret_only, the fprobe refused) are then enabled
+ * one by one, as before.
  *
- * site[] (sorted by address, then table order) finds the probes of the
- * address a call came from.  One call's entry data holds a mask of the
- * probes that skip this return, then one slot of stride bytes per probe
- * of the address (their _tap_kret_data or tap_kret_N).  The probes of an
- * address run as the kernel runs kretprobes of one address: entries
- * newest (last in the table) first, returns in table order.
+ * site[] finds the probes of the address a call came from.  One call's
+ * entry data holds a mask of the probes that skip this return, then one
+ * slot of stride bytes per probe of the address (their _tap_kret_data or
+ * tap_kret_N).  The probes of an address run as the kernel runs
+ * kretprobes of one address: entries newest (last in the table) first,
+ * returns in table order.
  */
 struct _tap_fret {
 	struct fprobe fp;
 	struct _tap_kretprobe *table;
-	struct _tap_kretprobe **site;
+	struct kprobe **site;
 	int n;
 	size_t stride;
-	bool armed;
 };
 static struct _tap_fret _tap_frets[4];
 
-/* site[*lo .. return value) are the probes at ip */
-static int notrace _tap_fret_find(struct _tap_fret *fr, unsigned long ip, int *lo)
+static inline struct _tap_kretprobe *_tap_fret_probe(struct _tap_fret *fr, int i)
 {
-	int l = 0, h = fr->n;
-
-	while (l < h) {
-		int mid = l + (h - l) / 2;
-		if ((unsigned long)fr->site[mid]->rp.kp.addr < ip)
-			l = mid + 1;
-		else
-			h = mid;
-	}
-	*lo = l;
-	while (h < fr->n && (unsigned long)fr->site[h]->rp.kp.addr == ip)
-		h++;
-	return h;
+	return container_of(fr->site[i], struct _tap_kretprobe, rp.kp);
 }
 
 static int notrace _tap_fret_entry(struct fprobe *fp, unsigned long ip,
@@ -394,9 +483,9 @@ static int notrace _tap_fret_entry(struct fprobe *fp, unsigned long ip,
 	*skip = 0;
 	if (!regs)
 		return 1;
-	hi = _tap_fret_find(fr, ip, &lo);
+	hi = _tap_site_find(fr->site, fr->n, ip, &lo);
 	for (i = hi - 1; i >= lo; i--) {
-		struct _tap_kretprobe *k = fr->site[i];
+		struct _tap_kretprobe *k = _tap_fret_probe(fr, i);
 
 		if (k->entry(k, regs, slot + (i - lo) * fr->stride))
 			*skip |= 1UL << (i - lo);
@@ -416,20 +505,13 @@ static void notrace _tap_fret_exit(struct fprobe *fp, unsigned long ip,
 	char *slot = (char *)(skip + 1);
 	int lo, hi, i;
 
-	hi = _tap_fret_find(fr, ip, &lo);
-	for (i = lo; i < hi; i++)
+	hi = _tap_site_find(fr->site, fr->n, ip, &lo);
+	for (i = lo; i < hi; i++) {
+		struct _tap_kretprobe *k = _tap_fret_probe(fr, i);
+
 		if (!(*skip & (1UL << (i - lo))))
-			fr->site[i]->ret(fr->site[i], regs, slot + (i - lo) * fr->stride);
-}
-
-static int _tap_fret_cmp(const void *a, const void *b)
-{
-	const struct _tap_kretprobe *x = *(const struct _tap_kretprobe *const *)a;
-	const struct _tap_kretprobe *y = *(const struct _tap_kretprobe *const *)b;
-
-	if (x->rp.kp.addr != y->rp.kp.addr)
-		return (unsigned long)x->rp.kp.addr < (unsigned long)y->rp.kp.addr ? -1 : 1;
-	return x < y ? -1 : x > y;
+			k->ret(k, regs, slot + (i - lo) * fr->stride);
+	}
 }
 
 static struct _tap_fret *_tap_fret_of(struct _tap_kretprobe *k)
@@ -444,70 +526,54 @@ static struct _tap_fret *_tap_fret_of(struct _tap_kretprobe *k)
 
 /*
  * Put the fprobe-able probes of table k in an fprobe and register it;
- * those it takes are marked fret.  Any failure leaves them all to their
- * kretprobes.
+ * those it takes are marked batched.  Any failure leaves them all to
+ * their kretprobes.
  */
-static void _tap_fret_arm(struct _tap_kretprobe *k, int n)
+static void _tap_kret_batch_arm(struct _tap_kretprobe *k, int n)
 {
 	struct _tap_fret *fr = _tap_fret_of(NULL);
-	struct _tap_kretprobe **cand;
-	unsigned long *ips;
-	int i, j, m = 0, nips = 0, most = 0;
+	unsigned long *ips = NULL;
+	int i, m, nips, most;
 	size_t stride = 0;
 
 	if (!fr)
 		return;
-	cand = tap_alloc(n * sizeof(*cand));
-	ips = tap_alloc(n * sizeof(*ips));
 	fr->site = tap_alloc(n * sizeof(*fr->site));
-	if (!cand || !ips || !fr->site)
-		goto out;
-	for (i = 0; i < n; i++)
-		if (k[i].registered && kprobe_ftrace(&k[i].rp.kp))
-			cand[m++] = &k[i];
-	sort(cand, m, sizeof(*cand), _tap_fret_cmp, NULL);
-	/* an address goes whole to the fprobe, or stays with kretprobes */
-	for (i = 0; i < m; i = j) {
-		bool ok = true;
-
-		for (j = i; j < m && cand[j]->rp.kp.addr == cand[i]->rp.kp.addr; j++)
-			ok = ok && !cand[j]->kret_only;
-		if (!ok || j - i > BITS_PER_LONG)
-			continue;
-		most = max(most, j - i);
-		ips[nips++] = (unsigned long)cand[i]->rp.kp.addr;
-		for (; i < j; i++) {
-			stride = max_t(size_t, stride, ALIGN(cand[i]->rp.data_size, 8));
-			fr->site[fr->n++] = cand[i];
-		}
-	}
-	if (!nips)
-		goto out;
-	fr->table = k;
+	if (!fr->site)
+		goto fail;
+	/* the entry data's skip mask has a bit per probe of an address */
+	m = _tap_kret_sites(k, n, fr->site, BITS_PER_LONG, &most);
+	ips = tap_alloc((m ?: 1) * sizeof(*ips));
+	if (!m || !ips)
+		goto fail;
+	nips = _tap_site_ips(fr->site, m, ips);
+	for (i = 0; i < m; i++)
+		stride = max_t(size_t, stride,
+			       ALIGN(_tap_fret_probe(fr, i)->rp.data_size, 8));
+	fr->n = m;
 	fr->stride = stride;
 	fr->fp.entry_handler = _tap_fret_entry;
 	fr->fp.exit_handler = _tap_fret_exit;
 	fr->fp.entry_data_size = sizeof(unsigned long) + stride * most;
 	/* each function as many calls in flight as a kretprobe's default */
 	fr->fp.nr_maxactive = nips * max_t(int, 10, 2 * num_possible_cpus());
-	if (register_fprobe_ips(&fr->fp, ips, nips) == 0) {
-		fr->armed = true;
-		for (i = 0; i < fr->n; i++)
-			fr->site[i]->fret = true;
-	}
-out:
-	tap_free(cand);
+	if (register_fprobe_ips(&fr->fp, ips, nips) != 0)
+		goto fail;
+	fr->table = k;
+	for (i = 0; i < m; i++)
+		_tap_fret_probe(fr, i)->batched = true;
 	tap_free(ips);
-	if (!fr->armed) {
-		tap_free(fr->site);
-		memset(fr, 0, sizeof(*fr));
-	}
+	return;
+fail:
+	tap_free(ips);
+	tap_free(fr->site);
+	memset(fr, 0, sizeof(*fr));
 }
 
 /* Unregister the table's fprobe (it waits for its handlers); its misses
  * (no free return slot, or a probed function called from a handler: the
  * fprobe does not tell them apart) count as missed return probes. */
-static void _tap_fret_disarm(struct _tap_kretprobe *k)
+static void _tap_kret_batch_disarm(struct _tap_kretprobe *k)
 {
 	struct _tap_fret *fr = _tap_fret_of(k);
 	unsigned long missed;
@@ -522,11 +588,44 @@ static void _tap_fret_disarm(struct _tap_kretprobe *k)
 		tap_count_skip(TAP_SKIP_KRETPROBE);
 }
 #define _TAP_KRETPROBE_REGISTER_FLAGS KPROBE_FLAG_DISABLED
+#elif TAP_FTRACE_RETURN
+/*
+ * No fprobe (6.1): the return probes of one table on ftrace sites are
+ * armed through one ftrace_ops (_tap_ftops_arm), whose callback calls the
+ * kp.pre_handler of their disabled kretprobes, the kernel's kretprobe
+ * entry: it takes one of the kretprobe's instances (its maxactive, its
+ * misses counted as the kretprobe's), runs the probe's entry function
+ * and hooks the return through rethook, whose return side does not look
+ * at the disabled flag.  The kprobe layer's own ftrace callback does no
+ * more for a kretprobe: its pre_handler reads the stack pointer, not the
+ * ip or current_kprobe.  The probes of an address run newest first, as
+ * the kprobe layer runs them, so their returns come in table order.
+ */
+static void _tap_kret_batch_arm(struct _tap_kretprobe *k, int n)
+{
+	struct kprobe **site = tap_alloc(n * sizeof(*site));
+	int i, m = 0, most;
+
+	if (site)
+		m = _tap_kret_sites(k, n, site, INT_MAX, &most);
+	if (!_tap_ftops_arm(k, site, m))
+		return;
+	for (i = 0; i < m; i++)
+		container_of(site[i], struct _tap_kretprobe, rp.kp)->batched = true;
+}
+
+/* The ops first: unregistering it waits for its callbacks; returns still
+ * outstanding are the kretprobes' (their unregistering frees them). */
+static void _tap_kret_batch_disarm(struct _tap_kretprobe *k)
+{
+	_tap_ftops_disarm(k);
+}
+#define _TAP_KRETPROBE_REGISTER_FLAGS KPROBE_FLAG_DISABLED
 #else
-static void _tap_fret_arm(struct _tap_kretprobe *k, int n)
+static void _tap_kret_batch_arm(struct _tap_kretprobe *k, int n)
 {
 }
-static void _tap_fret_disarm(struct _tap_kretprobe *k)
+static void _tap_kret_batch_disarm(struct _tap_kretprobe *k)
 {
 }
 #define _TAP_KRETPROBE_REGISTER_FLAGS 0
@@ -538,8 +637,9 @@ static __maybe_unused void _tap_kretprobes_unregister(struct _tap_kretprobe *k, 
 	unsigned long missed = 0, reentrant = 0;
 	int i, nb = 0;
 
-	/* the fprobe first: its handlers may still run until it is gone */
-	_tap_fret_disarm(k);
+	/* the fprobe or ops first: its handlers may still run until it is
+	 * gone */
+	_tap_kret_batch_disarm(k);
 
 	for (i = 0; i < n; i++) {
 		if (!k[i].registered)
@@ -559,7 +659,7 @@ static __maybe_unused void _tap_kretprobes_unregister(struct _tap_kretprobe *k, 
 		missed += k[i].rp.nmissed;
 		reentrant += k[i].rp.kp.nmissed;
 		k[i].registered = false;
-		k[i].fret = false;
+		k[i].batched = false;
 	}
 	while (missed--)
 		tap_count_skip(TAP_SKIP_KRETPROBE);
@@ -568,7 +668,8 @@ static __maybe_unused void _tap_kretprobes_unregister(struct _tap_kretprobe *k, 
 }
 
 /*
- * Enable the registered kretprobes of table k that the fprobe did not
+ * Arm the registered kretprobes of table k: those on ftrace sites
+ * together where the kernel allows, then enable those the batch did not
  * take (all of them where registration left them enabled).  Returns 0 or
  * the error of one that could not be enabled and is not optional.
  */
@@ -578,9 +679,9 @@ static int _tap_kretprobes_arm(struct _tap_kretprobe *k, int n)
 
 	if (!_TAP_KRETPROBE_REGISTER_FLAGS)
 		return 0;
-	_tap_fret_arm(k, n);
+	_tap_kret_batch_arm(k, n);
 	for (i = 0; i < n; i++) {
-		if (!k[i].registered || k[i].fret)
+		if (!k[i].registered || k[i].batched)
 			continue;
 		ret = enable_kretprobe(&k[i].rp);
 		if (ret == 0)
