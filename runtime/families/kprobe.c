@@ -12,12 +12,16 @@
  *
  * Registration goes probe by probe so a failure names its point;
  * unregistration is batched (one RCU grace period for the whole table).
- * Where the kernel allows (TAP_FTRACE_ENTRY, compat.h), the kprobes of a
- * table are registered disabled, and those that sit on an ftrace site
- * (a function's entry) are armed together through one ftrace_ops: one
- * code update for the whole table, where enabling each kprobe is one
- * update per probe (450 syscall probes took 6 s to arm in the test VM).
- * Their hits then skip the kprobe layer.  The rest are enabled one by one.
+ * Where the kernel allows (TAP_FTRACE_ENTRY, compat.h), the function
+ * entries of a table that sit on an ftrace site are armed together
+ * through one ftrace_ops: one code update for the whole table, where
+ * enabling each kprobe is one update per probe (450 syscall probes took
+ * 6 s to arm in the test VM).  Their hits then skip the kprobe layer.
+ * Most of them get no kprobe at all (_tap_kprobes_place_direct(): their
+ * address from the anchor or kallsyms, the kprobe blacklist checked,
+ * ftrace's filter saying it is a site); the others are registered
+ * disabled, and those the kernel puts on an ftrace site join the ops.
+ * The rest (inlined copies, statements, modules) are enabled one by one.
  * Return probes go the same way: their kretprobes are registered
  * disabled, and those on ftrace sites are armed together, through one
  * fprobe per table where the kernel has fprobe (TAP_FPROBE_RETURN,
@@ -33,6 +37,7 @@
 
 #include "probe_common.h"
 
+#include <linux/kallsyms.h>
 #include <linux/kprobes.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -50,6 +55,7 @@ struct _tap_kprobe {
 	const char *pp;
 	unsigned int flags;		/* TAP_PROBE_* */
 	bool registered;
+	bool direct;			/* in the table's ftrace_ops, no kprobe */
 };
 
 /*
@@ -203,6 +209,8 @@ struct _tap_ftops {
 	const void *table;
 	struct kprobe **site;
 	int n;
+	bool filtered;			/* its filter holds addresses */
+	bool registered;
 };
 static struct _tap_ftops _tap_ftops[8];
 
@@ -245,79 +253,343 @@ static struct _tap_ftops *_tap_ftops_of(const void *table)
 	return NULL;
 }
 
-/*
- * Arm the probes site[0..m) of table (sorted by _tap_site_cmp; the ops
- * keeps the array) through a free ops: one code update for all.  Returns
- * whether it did; when not, site is freed and the caller arms each probe
- * by itself.
- */
-static bool _tap_ftops_arm(const void *table, struct kprobe **site, int m)
+/* A free ops for table, or NULL when all are taken. */
+static struct _tap_ftops *_tap_ftops_claim(const void *table)
 {
 	struct _tap_ftops *fo = _tap_ftops_of(NULL);
-	unsigned long *ips = NULL;
-	int nips;
 
-	if (!fo || !m || !site)
-		goto fail;
-	ips = tap_alloc(m * sizeof(*ips));
-	if (!ips)
-		goto fail;
-	nips = _tap_site_ips(site, m, ips);
-	fo->site = site;
-	fo->n = m;
+	if (!fo)
+		return NULL;
+	fo->table = table;
 	fo->ops.func = _tap_ftops_call;
 	fo->ops.flags = FTRACE_OPS_FL_SAVE_REGS;
-	if (ftrace_set_filter_ips(&fo->ops, ips, nips, 0, 0) == 0 &&
-	    register_ftrace_function(&fo->ops) == 0) {
-		fo->table = table;
-		tap_free(ips);
-		return true;
-	}
-	ftrace_free_filter(&fo->ops);
-	memset(fo, 0, sizeof(*fo));
-fail:
-	tap_free(ips);
-	tap_free(site);
-	return false;
+	return fo;
 }
 
-/* Unregister the ops of table, if it has one: this waits for the
- * callbacks still running. */
-static void _tap_ftops_disarm(const void *table)
+/*
+ * Add ips[0..n) (each once, none in the filter yet) to the ops' filter.
+ * ftrace takes only its own sites, and refuses a set that holds any other
+ * address whole: a refused set is split in halves until the addresses
+ * that are not sites are found, which are set to 0.  When all are sites
+ * (the usual case) this is one call, however many there are.  Returns
+ * how many were added.
+ */
+static int _tap_ftops_filter(struct _tap_ftops *fo, unsigned long *ips, int n)
+{
+	int half = n / 2;
+
+	if (n <= 0)
+		return 0;
+	if (ftrace_set_filter_ips(&fo->ops, ips, n, 0, 0) == 0) {
+		fo->filtered = true;
+		return n;
+	}
+	if (n == 1) {
+		ips[0] = 0;
+		return 0;
+	}
+	return _tap_ftops_filter(fo, ips, half) +
+	       _tap_ftops_filter(fo, ips + half, n - half);
+}
+
+/*
+ * Register the ops, calling the probes site[0..m) (sorted by
+ * _tap_site_cmp, their addresses in the filter): one code update for all.
+ * The ops keeps the array (and frees the one it had).  Returns whether it
+ * did; when not, nothing changed.
+ */
+static bool _tap_ftops_start(struct _tap_ftops *fo, struct kprobe **site, int m)
+{
+	struct kprobe **old = fo->site;
+	int oldn = fo->n;
+
+	if (!fo->filtered || !m)
+		return false;
+	fo->site = site;
+	fo->n = m;
+	if (register_ftrace_function(&fo->ops) != 0) {
+		fo->site = old;
+		fo->n = oldn;
+		return false;
+	}
+	fo->registered = true;
+	tap_free(old);
+	return true;
+}
+
+/* Give back the ops of table, if it has one: unregistering it waits for
+ * the callbacks still running. */
+static void _tap_ftops_release(const void *table)
 {
 	struct _tap_ftops *fo = _tap_ftops_of(table);
 
 	if (!fo)
 		return;
-	unregister_ftrace_function(&fo->ops);
-	ftrace_free_filter(&fo->ops);
+	if (fo->registered)
+		unregister_ftrace_function(&fo->ops);
+	if (fo->filtered)
+		ftrace_free_filter(&fo->ops);
 	tap_free(fo->site);
 	memset(fo, 0, sizeof(*fo));
 }
 
 /*
- * Arm the registered, disabled kprobes of table k (n entries): those on
- * ftrace sites through one ftrace_ops, the others (and all of them when
- * the ops cannot be had) by enabling each.  Returns 0 or the error of a
- * kprobe that could not be enabled and is not optional.
+ * Arm the probes site[0..m) of table (sorted by _tap_site_cmp, all on
+ * ftrace sites) through a free ops.  Returns whether it did; when not,
+ * site is freed and the caller arms each probe by itself.
+ */
+static bool _tap_ftops_arm(const void *table, struct kprobe **site, int m)
+{
+	struct _tap_ftops *fo = m && site ? _tap_ftops_claim(table) : NULL;
+	unsigned long *ips = fo ? tap_alloc(m * sizeof(*ips)) : NULL;
+	bool ok = false;
+	int nips;
+
+	if (ips) {
+		nips = _tap_site_ips(site, m, ips);
+		ok = _tap_ftops_filter(fo, ips, nips) == nips &&
+		     _tap_ftops_start(fo, site, m);
+	}
+	tap_free(ips);
+	if (ok)
+		return true;
+	if (fo)
+		_tap_ftops_release(table);
+	tap_free(site);
+	return false;
+}
+
+/*
+ * Function entries placed without register_kprobe() ("direct").  It costs
+ * about a millisecond per probe in the test VM (the symbol lookup, the
+ * safety checks, the kprobe's own setup): most of what arming syscall.*
+ * took once the ops armed a table with one code update.  A probe the ops
+ * takes anyway needs only what the kprobe layer would have found: its
+ * address (the anchor's, or for a symbol what kallsyms_lookup_name()
+ * says, the lookup register_kprobe() does: a binary search since 6.1),
+ * moved past the endbr64 as the kprobe layer moves a probe on a
+ * function's first byte (tap_arch_ftrace_site()), and ftrace's word that
+ * it is a site (its filter takes no other address).  What else
+ * register_kprobe() would refuse at an ftrace site is its blacklist: a
+ * function marked NOKPROBE_SYMBOL (kallsyms knows its _kbl_addr_NAME,
+ * also for a copy NAME.isra.0) or in a section it refuses whole
+ * (_tap_kbl_areas).  Anything else -- a module's function (the kprobe
+ * layer drops a probe when its module goes), an offset into a function,
+ * an absolute address, a name kallsyms does not know, a blacklisted
+ * function, an address ftrace refuses, a kernel where this module cannot
+ * call kallsyms_lookup_name() -- is registered as a kprobe, as before, and
+ * fails or is skipped with the same message.
+ */
+static const char *const _tap_kbl_areas[] = {
+	"__kprobes_text", "__entry_text", "__noinstr_text", "__irqentry_text",
+	"__softirqentry_text",
+};
+static unsigned long _tap_kbl_lo[ARRAY_SIZE(_tap_kbl_areas)];
+static unsigned long _tap_kbl_hi[ARRAY_SIZE(_tap_kbl_areas)];
+
+static void _tap_kbl_init(_tap_kallsyms_lookup_fn lookup, char *buf)
+{
+	static bool done;
+	int i;
+
+	if (done)
+		return;
+	done = true;
+	for (i = 0; i < ARRAY_SIZE(_tap_kbl_areas); i++) {
+		snprintf(buf, KSYM_NAME_LEN, "%s_start", _tap_kbl_areas[i]);
+		_tap_kbl_lo[i] = lookup(buf);
+		snprintf(buf, KSYM_NAME_LEN, "%s_end", _tap_kbl_areas[i]);
+		_tap_kbl_hi[i] = lookup(buf);
+	}
+}
+
+/* Is function name (or the function it is a copy of) NOKPROBE_SYMBOL? */
+static bool _tap_kbl_name(_tap_kallsyms_lookup_fn lookup, const char *name,
+			  char *buf)
+{
+	snprintf(buf, KSYM_NAME_LEN, "_kbl_addr_%.*s",
+		 (int)strcspn(name, "."), name);
+	return lookup(buf) != 0;
+}
+
+/* The ftrace site of probe k if the ops can take it without a kprobe,
+ * else 0.  buf: KSYM_SYMBOL_LEN + KSYM_NAME_LEN bytes. */
+static unsigned long _tap_kprobe_direct_site(struct _tap_kprobe *k,
+					     _tap_kallsyms_lookup_fn lookup,
+					     char *buf)
+{
+	const char *sym = k->kp.symbol_name;
+	char *name = buf, *plus, *scratch = buf + KSYM_SYMBOL_LEN;
+	unsigned long func;
+	int i;
+
+	if (k->anchor)
+		func = _tap_kaddr(k->file_addr, k->anchor);
+	else if (sym && !k->kp.offset && !strchr(sym, ':'))
+		func = lookup(sym);
+	else
+		return 0;
+	if (!func)
+		return 0;
+	/* a function of the kernel's own ("NAME+0x0/0xSIZE"; a module's
+	 * ends " [MODULE]"), from its first byte */
+	sprint_symbol(name, func);
+	plus = strchr(name, '+');
+	if (!plus || strncmp(plus, "+0x0/", 5) || strchr(plus, ' '))
+		return 0;
+	*plus = 0;
+	if (_tap_kbl_name(lookup, name, scratch) ||
+	    (sym && _tap_kbl_name(lookup, sym, scratch)))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(_tap_kbl_areas); i++)
+		if (func >= _tap_kbl_lo[i] && func < _tap_kbl_hi[i])
+			return 0;
+	return tap_arch_ftrace_site(func);
+}
+
+/*
+ * Put the sites of the probes of table k (n entries) that need no kprobe
+ * into the filter of an ops claimed for the table; they are marked direct,
+ * with kp.addr their site, and kept in the ops' site[].
+ */
+static void _tap_kprobes_place_direct(struct _tap_kprobe *k, int n)
+{
+	_tap_kallsyms_lookup_fn lookup = _tap_kallsyms_lookup();
+	struct _tap_ftops *fo = lookup ? _tap_ftops_claim(k) : NULL;
+	struct kprobe **site = NULL;
+	unsigned long *ips = NULL, prev = 0, site_addr;
+	char *buf = NULL;
+	int i, j = -1, m = 0, d = 0, nips;
+
+	if (!fo)
+		return;
+	site = tap_alloc(n * sizeof(*site));
+	ips = tap_alloc(n * sizeof(*ips));
+	buf = tap_alloc(KSYM_SYMBOL_LEN + KSYM_NAME_LEN);
+	if (!site || !ips || !buf)
+		goto out;
+	_tap_kbl_init(lookup, buf);
+	for (i = 0; i < n; i++) {
+		site_addr = _tap_kprobe_direct_site(&k[i], lookup, buf);
+		if (!site_addr)
+			continue;
+		k[i].kp.addr = (kprobe_opcode_t *)site_addr;
+		site[m++] = &k[i].kp;
+	}
+	sort(site, m, sizeof(*site), _tap_site_cmp, NULL);
+	nips = _tap_site_ips(site, m, ips);
+	_tap_ftops_filter(fo, ips, nips);
+	/* keep those whose address the filter took; the others go back to
+	 * being placed by register_kprobe() */
+	for (i = 0; i < m; i++) {
+		if (j < 0 || (unsigned long)site[i]->addr != prev)
+			j++;
+		prev = (unsigned long)site[i]->addr;
+		if (ips[j]) {
+			container_of(site[i], struct _tap_kprobe, kp)->direct = true;
+			site[d++] = site[i];
+		} else {
+			site[i]->addr = NULL;
+		}
+	}
+	fo->site = site;
+	fo->n = d;
+	site = NULL;
+out:
+	tap_free(site);
+	tap_free(ips);
+	tap_free(buf);
+}
+
+/*
+ * The ops could not be started: the direct probes of table k get their
+ * kprobes after all, enabled as they are registered.  Returns 0 or the
+ * error of one that could not be registered and is not optional.
+ */
+static int _tap_kprobes_undirect(struct _tap_kprobe *k, int n)
+{
+	int i, ret;
+
+	_tap_ftops_release(k);
+	for (i = 0; i < n; i++) {
+		if (!k[i].direct)
+			continue;
+		k[i].direct = false;
+		k[i].kp.addr = NULL;
+		_tap_kprobe_place(&k[i].kp, k[i].file_addr, k[i].anchor);
+		ret = register_kprobe(&k[i].kp);
+		if (ret == 0) {
+			k[i].registered = true;
+			continue;
+		}
+		ret = _tap_probe_failed(k[i].pp, k[i].flags, ret, "kprobe",
+					_tap_kprobe_detail(k[i].kp.symbol_name,
+							   ret));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Arm table k (n entries): the direct probes and the registered, disabled
+ * kprobes on ftrace sites through the table's ftrace_ops, the other
+ * kprobes (and all of them when the ops cannot be had) by enabling each.
+ * Returns 0 or the error of a probe that could not be armed and is not
+ * optional.
  */
 static __maybe_unused int _tap_kprobes_arm(struct _tap_kprobe *k, int n)
 {
-	struct kprobe **site = tap_alloc(n * sizeof(*site));
-	bool armed = false;
-	int i, m = 0, ret;
+	struct _tap_ftops *fo = _tap_ftops_of(k);
+	struct kprobe **site = NULL;
+	unsigned long *ips = NULL;
+	bool armed = false, taken = false;
+	int i, d, m, lo, nips = 0, ret;
 
-	if (site) {
+	if (!fo)
+		fo = _tap_ftops_claim(k);
+	if (fo) {
+		site = tap_alloc(n * sizeof(*site));
+		ips = tap_alloc(n * sizeof(*ips));
+	}
+	if (site && ips) {
+		/* the direct probes, then the kprobes on ftrace sites */
+		d = m = fo->n;
+		if (d)
+			memcpy(site, fo->site, d * sizeof(*site));
 		for (i = 0; i < n; i++)
 			if (k[i].registered && kprobe_ftrace(&k[i].kp))
 				site[m++] = &k[i].kp;
+		sort(site + d, m - d, sizeof(*site), _tap_site_cmp, NULL);
+		/* the kprobes' addresses the filter does not hold yet */
+		for (i = d; i < m; i++) {
+			unsigned long a = (unsigned long)site[i]->addr;
+
+			if ((nips && ips[nips - 1] == a) ||
+			    _tap_site_find(site, d, a, &lo) > lo)
+				continue;
+			ips[nips++] = a;
+		}
+		taken = m > d && _tap_ftops_filter(fo, ips, nips) == nips;
+		if (!taken)
+			m = d;
 		sort(site, m, sizeof(*site), _tap_site_cmp, NULL);
+		armed = _tap_ftops_start(fo, site, m);
+		if (armed)
+			site = NULL;		/* the ops keeps it */
 	}
-	armed = _tap_ftops_arm(k, site, m);
+	tap_free(site);
+	tap_free(ips);
+	if (!armed) {
+		taken = false;
+		ret = _tap_kprobes_undirect(k, n);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < n; i++) {
 		if (!k[i].registered)
 			continue;
-		if (armed && kprobe_ftrace(&k[i].kp))
+		if (taken && kprobe_ftrace(&k[i].kp))
 			continue;
 		ret = enable_kprobe(&k[i].kp);
 		if (ret == 0)
@@ -331,10 +603,13 @@ static __maybe_unused int _tap_kprobes_arm(struct _tap_kprobe *k, int n)
 
 static __maybe_unused void _tap_kprobes_disarm(struct _tap_kprobe *k)
 {
-	_tap_ftops_disarm(k);
+	_tap_ftops_release(k);
 }
 #define _TAP_KPROBE_REGISTER_FLAGS KPROBE_FLAG_DISABLED
 #else
+static void _tap_kprobes_place_direct(struct _tap_kprobe *k, int n)
+{
+}
 static __maybe_unused int _tap_kprobes_arm(struct _tap_kprobe *k, int n)
 {
 	return 0;
@@ -366,6 +641,7 @@ static __maybe_unused void _tap_kprobes_unregister(struct _tap_kprobe *k, int n)
 		unregister_kprobes(batch, nb);
 	tap_free(batch);
 	for (i = 0; i < n; i++) {
+		k[i].direct = false;
 		if (!k[i].registered)
 			continue;
 		/* hits while another kprobe handler ran on that CPU */
@@ -380,7 +656,11 @@ static __maybe_unused int _tap_kprobes_register(struct _tap_kprobe *k, int n)
 {
 	int i, ret;
 
+	/* those the table's ftrace_ops takes without a kprobe */
+	_tap_kprobes_place_direct(k, n);
 	for (i = 0; i < n; i++) {
+		if (k[i].direct)
+			continue;
 		_tap_kprobe_place(&k[i].kp, k[i].file_addr, k[i].anchor);
 		k[i].kp.flags |= _TAP_KPROBE_REGISTER_FLAGS;
 		ret = register_kprobe(&k[i].kp);
@@ -618,7 +898,7 @@ static void _tap_kret_batch_arm(struct _tap_kretprobe *k, int n)
  * outstanding are the kretprobes' (their unregistering frees them). */
 static void _tap_kret_batch_disarm(struct _tap_kretprobe *k)
 {
-	_tap_ftops_disarm(k);
+	_tap_ftops_release(k);
 }
 #define _TAP_KRETPROBE_REGISTER_FLAGS KPROBE_FLAG_DISABLED
 #else

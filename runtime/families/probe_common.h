@@ -13,6 +13,7 @@
 
 #include "compat.h"
 
+#include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/hrtimer.h>
@@ -97,6 +98,35 @@ static inline struct pt_regs *_tap_user_regs(struct pt_regs *regs)
 	if (in_nmi() || !current->mm || (current->flags & PF_KTHREAD))
 		return NULL;
 	return task_pt_regs(current);
+}
+
+typedef unsigned long (*_tap_kallsyms_lookup_fn)(const char *name);
+
+/*
+ * kallsyms_lookup_name(), found through a kprobe on it: the function is
+ * not exported, but a kprobe's registration resolves its symbol_name with
+ * it, so the kprobe API gives its address (the kprobe, registered
+ * disabled so that no code changes, is unregistered at once).  NULL when
+ * the kernel will not say, or when this module may not call it through a
+ * pointer (tap_arch_kprobe_func(): a sealed endbr64 under IBT).
+ */
+static __maybe_unused _tap_kallsyms_lookup_fn _tap_kallsyms_lookup(void)
+{
+	static _tap_kallsyms_lookup_fn fn;
+	static bool tried;
+	struct kprobe kp = {
+		.symbol_name = "kallsyms_lookup_name",
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+
+	if (tried)
+		return fn;
+	tried = true;
+	if (register_kprobe(&kp) == 0) {
+		fn = (_tap_kallsyms_lookup_fn)tap_arch_kprobe_func((unsigned long)kp.addr);
+		unregister_kprobe(&kp);
+	}
+	return fn;
 }
 
 #endif /* TAP_PROBE_COMMON_H */
