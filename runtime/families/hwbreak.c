@@ -108,10 +108,13 @@ static void _tap_hwbkpt_release(struct _tap_hwbkpt *h)
 
 static void _tap_hwbkpts_unregister(struct _tap_hwbkpt *h, int n)
 {
+	struct kprobe *kp = _tap_kallsyms_kprobe_take();
 	int i;
 
 	for (i = n - 1; i >= 0; i--)
 		_tap_hwbkpt_release(&h[i]);
+	if (kp)
+		unregister_kprobe(kp);
 }
 
 static int _tap_hwbkpts_register(struct _tap_hwbkpt *h, int n)

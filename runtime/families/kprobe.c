@@ -439,7 +439,7 @@ static unsigned long _tap_kprobe_direct_site(struct _tap_kprobe *k,
 		return 0;
 	*plus = 0;
 	if (_tap_kbl_name(lookup, name, scratch) ||
-	    (sym && _tap_kbl_name(lookup, sym, scratch)))
+	    (sym && strcmp(sym, name) && _tap_kbl_name(lookup, sym, scratch)))
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(_tap_kbl_areas); i++)
 		if (func >= _tap_kbl_lo[i] && func < _tap_kbl_hi[i])
@@ -622,12 +622,19 @@ static __maybe_unused void _tap_kprobes_disarm(struct _tap_kprobe *k)
 
 static __maybe_unused void _tap_kprobes_unregister(struct _tap_kprobe *k, int n)
 {
-	struct kprobe **batch = tap_alloc(n * sizeof(*batch));
+	struct kprobe **batch = tap_alloc((n + 1) * sizeof(*batch));
+	struct kprobe *lookup_kp = _tap_kallsyms_kprobe_take();
 	unsigned long missed = 0;
 	int i, nb = 0;
 
 	/* the ftrace_ops first: unregistering it waits for its callers */
 	_tap_kprobes_disarm(k);
+
+	/* the kprobe that found kallsyms_lookup_name(), in the same batch */
+	if (lookup_kp && batch)
+		batch[nb++] = lookup_kp;
+	else if (lookup_kp)
+		unregister_kprobe(lookup_kp);
 
 	for (i = 0; i < n; i++) {
 		if (!k[i].registered)
