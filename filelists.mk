@@ -28,6 +28,7 @@ tapc_data_files = \
 	runtime/features/have_fprobe_ips.c \
 	runtime/features/have_ftrace_entry_ops.c \
 	runtime/features/have_hrtimer_setup.c \
+	runtime/features/have_kretprobe_rethook.c \
 	runtime/features/have_module_memory.c \
 	runtime/features/have_perf_event_prog.c \
 	runtime/features/have_perf_orig_overflow_handler.c \

@@ -90,6 +90,20 @@ static inline void tap_module_sizes(const struct module *m,
 #endif
 
 /*
+ * Where there is no fprobe but function entries go through one ftrace_ops
+ * and kretprobes are built on rethook (have_kretprobe_rethook.c: 6.1
+ * amd64), the return probes on ftrace sites are armed through one
+ * ftrace_ops per table too: its callback calls the pre_handlers of their
+ * disabled kretprobes, which hook the returns (runtime/families/
+ * kprobe.c).  TAP_FTRACE_RETURN is 1 there, else 0.
+ */
+#if TAP_FTRACE_ENTRY && !TAP_FPROBE_RETURN && defined(TAP_HAVE_KRETPROBE_RETHOOK)
+#define TAP_FTRACE_RETURN 1
+#else
+#define TAP_FTRACE_RETURN 0
+#endif
+
+/*
  * Uprobes.  Up to 6.11 uprobe_register_refctr() returns 0 or -errno and
  * uprobe_unregister(inode, offset, consumer) waits for the handlers; 6.12
  * has uprobe_register() return the struct uprobe * (or an ERR_PTR), and

@@ -46,6 +46,14 @@
  *   tap_arch_uret_stack(cfa, slot)    what a uretprobe's return instance
  *                                     keeps as its stack for the frame whose
  *                                     CFA is cfa (return address at slot)
+ *   tap_arch_ftrace_site(func)        where ftrace calls into the function
+ *                                     starting at func, as a kprobe on its
+ *                                     first byte is placed (0: not an
+ *                                     ftrace call there; kprobe.c)
+ *   tap_arch_kprobe_func(addr)        the function a kprobe on its first
+ *                                     byte found at addr, 0 when this
+ *                                     module may not call it through a
+ *                                     pointer (probe_common.h)
  *   tap_arch_cycles()                 a cheap per-CPU clock in CPU cycles
  *                                     (or near enough) for the overload
  *                                     guard (context.c)

@@ -358,4 +358,18 @@ static inline u64 tap_arch_cycles(void)
 	return local_clock();
 }
 
+/* Function entries are never armed through ftrace ops here (no kprobes on
+ * ftrace sites: compat.h's TAP_FTRACE_ENTRY is 0). */
+static inline __maybe_unused unsigned long tap_arch_ftrace_site(unsigned long func)
+{
+	return 0;
+}
+
+/* A kprobe on a function's first byte is on the function's start (BTI's
+ * landing pads are not skipped by the kprobe layer). */
+static inline __maybe_unused unsigned long tap_arch_kprobe_func(unsigned long kprobe_addr)
+{
+	return kprobe_addr;
+}
+
 #endif

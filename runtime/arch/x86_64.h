@@ -12,6 +12,8 @@
 #include <linux/ptrace.h>
 #include <linux/sched.h>
 #include <linux/timex.h>
+#include <linux/uaccess.h>
+#include <asm/cpufeature.h>
 #ifdef TAP_HAVE_X86_UNWIND	/* features/have_x86_unwind.c */
 #include <asm/unwind.h>
 #endif
@@ -140,6 +142,66 @@ static inline unsigned long tap_arch_uret_stack(unsigned long cfa, unsigned long
 static inline u64 tap_arch_cycles(void)
 {
 	return get_cycles();
+}
+
+/*
+ * Indirect branch tracking (IBT, 6.2 on; Debian 6.12 amd64): a function
+ * that may be called through a pointer starts with endbr64, and one never
+ * called so has it sealed (made a 4-byte NOP the kernel knows) when the
+ * CPU enforces it.  The kprobe layer puts a probe on a function's first
+ * byte after either; ftrace's call (__fentry__) is there too.
+ */
+static inline bool tap_arch_endbr(unsigned long addr, bool sealed_too)
+{
+#ifdef CONFIG_X86_KERNEL_IBT
+	u32 insn;
+
+	if (copy_from_kernel_nofault(&insn, (void *)addr, sizeof(insn)))
+		return false;
+	if (sealed_too && insn == 0x001f0f66)	/* osp nopl (%rax) */
+		return true;
+	return (insn & ~0x01000000U) == 0xfa1e0ff3;	/* endbr64 (or 32) */
+#else
+	return false;
+#endif
+}
+
+/*
+ * Where ftrace calls into the function that starts at func, as the kprobe
+ * layer places a probe on its first byte: after the endbr64; 0 when the
+ * instruction there is neither the 5-byte NOP ftrace leaves at an unused
+ * site nor a call.  Whether it is a site only ftrace says (its filter
+ * takes no other address); this keeps a probe from being placed where
+ * ftrace's site would be elsewhere.
+ */
+static inline __maybe_unused unsigned long tap_arch_ftrace_site(unsigned long func)
+{
+	static const u8 nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	unsigned long site = func + (tap_arch_endbr(func, true) ? 4 : 0);
+	u8 insn[5];
+
+	if (copy_from_kernel_nofault(insn, (void *)site, sizeof(insn)))
+		return 0;
+	return insn[0] == 0xe8 || !memcmp(insn, nop5, sizeof(nop5)) ? site : 0;
+}
+
+/*
+ * The start of the function a kprobe placed on its first byte found at
+ * kprobe_addr (past the endbr64), and whether this module may call it
+ * through a pointer: not when the CPU enforces IBT and the function's
+ * endbr64 was sealed.
+ */
+static inline __maybe_unused unsigned long tap_arch_kprobe_func(unsigned long kprobe_addr)
+{
+	unsigned long func = kprobe_addr;
+
+	if (tap_arch_endbr(kprobe_addr - 4, true))
+		func -= 4;
+#ifdef X86_FEATURE_IBT
+	if (cpu_feature_enabled(X86_FEATURE_IBT) && !tap_arch_endbr(func, false))
+		return 0;
+#endif
+	return func;
 }
 
 #endif

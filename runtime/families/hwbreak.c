@@ -21,9 +21,7 @@
  * twice) is dropped.
  *
  * A symbol's address is found when the probes are registered, through
- * kallsyms_lookup_name().  That function is not exported; a kprobe's
- * registration resolves its symbol_name with it, so the kprobe API gives
- * its address (the kprobe itself is unregistered at once).  Without
+ * kallsyms_lookup_name() (_tap_kallsyms_lookup(), probe_common.h).  Without
  * CONFIG_KALLSYMS_ALL (Debian's arm64 kernels) kallsyms knows no
  * variables: then the address pass 3 took from the DWARF (file_addr),
  * moved as far as jiffies_64 moved from its DWARF address (ref), as for
@@ -56,24 +54,6 @@ struct _tap_hwbkpt {
 	void *hook;			/* arch's hook, or NULL */
 	u64 __percpu *last;		/* tap_arch_wp_repeat()'s record */
 };
-
-typedef unsigned long (*_tap_kallsyms_lookup_fn)(const char *name);
-
-/* kallsyms_lookup_name(), found through a kprobe on it; NULL when the
- * kernel will not say. */
-static _tap_kallsyms_lookup_fn _tap_kallsyms_lookup(void)
-{
-	static _tap_kallsyms_lookup_fn fn;
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-
-	if (fn)
-		return fn;
-	if (register_kprobe(&kp) == 0) {
-		fn = (_tap_kallsyms_lookup_fn)kp.addr;
-		unregister_kprobe(&kp);
-	}
-	return fn;
-}
 
 /* perf_event_output_forward, perf's default overflow handler (looked up:
  * not exported), for tap_arch_watchpoint_step() */
@@ -128,10 +108,13 @@ static void _tap_hwbkpt_release(struct _tap_hwbkpt *h)
 
 static void _tap_hwbkpts_unregister(struct _tap_hwbkpt *h, int n)
 {
+	struct kprobe *kp = _tap_kallsyms_kprobe_take();
 	int i;
 
 	for (i = n - 1; i >= 0; i--)
 		_tap_hwbkpt_release(&h[i]);
+	if (kp)
+		unregister_kprobe(kp);
 }
 
 static int _tap_hwbkpts_register(struct _tap_hwbkpt *h, int n)

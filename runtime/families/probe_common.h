@@ -13,6 +13,7 @@
 
 #include "compat.h"
 
+#include <linux/kprobes.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/hrtimer.h>
@@ -97,6 +98,52 @@ static inline struct pt_regs *_tap_user_regs(struct pt_regs *regs)
 	if (in_nmi() || !current->mm || (current->flags & PF_KTHREAD))
 		return NULL;
 	return task_pt_regs(current);
+}
+
+typedef unsigned long (*_tap_kallsyms_lookup_fn)(const char *name);
+
+/*
+ * kallsyms_lookup_name(), found through a kprobe on it: the function is
+ * not exported, but a kprobe's registration resolves its symbol_name with
+ * it, so the kprobe API gives its address.  The kprobe is registered
+ * disabled (no code changes) and stays registered until the first family
+ * that asked stops (_tap_kallsyms_kprobe_take()): unregistering it waits
+ * for a grace period, ~20 ms under TCG, which the family's own batch pays
+ * anyway.  NULL when the kernel will not say, or when this module may not
+ * call it through a pointer (tap_arch_kprobe_func(): a sealed endbr64
+ * under IBT).
+ */
+static struct kprobe _tap_kallsyms_kp = {
+	.symbol_name = "kallsyms_lookup_name",
+	.flags = KPROBE_FLAG_DISABLED,
+};
+static bool _tap_kallsyms_kp_held;
+
+static __maybe_unused _tap_kallsyms_lookup_fn _tap_kallsyms_lookup(void)
+{
+	static _tap_kallsyms_lookup_fn fn;
+	static bool tried;
+
+	if (tried)
+		return fn;
+	tried = true;
+	if (register_kprobe(&_tap_kallsyms_kp) == 0) {
+		_tap_kallsyms_kp_held = true;
+		fn = (_tap_kallsyms_lookup_fn)
+			tap_arch_kprobe_func((unsigned long)_tap_kallsyms_kp.addr);
+	}
+	return fn;
+}
+
+/* The kprobe _tap_kallsyms_lookup() registered, for the caller to
+ * unregister (with its own), or NULL; called when a family that used the
+ * lookup stops (no family looks up anything after the first stops). */
+static __maybe_unused struct kprobe *_tap_kallsyms_kprobe_take(void)
+{
+	if (!_tap_kallsyms_kp_held)
+		return NULL;
+	_tap_kallsyms_kp_held = false;
+	return &_tap_kallsyms_kp;
 }
 
 #endif /* TAP_PROBE_COMMON_H */
