@@ -820,6 +820,9 @@ tapc_dist_files = \
 	testsuite/run/lang_arrays.stp \
 	testsuite/run/lang_control.out \
 	testsuite/run/lang_control.stp \
+	testsuite/run/lang_counter_display.args \
+	testsuite/run/lang_counter_display.out \
+	testsuite/run/lang_counter_display.stp \
 	testsuite/run/lang_counter_limit.args \
 	testsuite/run/lang_counter_limit.err \
 	testsuite/run/lang_counter_limit.out \

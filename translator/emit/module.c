@@ -1091,6 +1091,11 @@ static void generate_display(Unit *u)
 		Var *v = vec_get(&u->display, i);
 		const char *n = names_var(e, v);
 		body_use_global(b, v, v->type == TY_STATS);
+		/* a counter's adds are in its CPUs' parts until a reader folds
+		 * them in; the display runs after the families stopped (no adder
+		 * runs), with no lock table, so it folds them itself */
+		if (v->counter)
+			emit(e, "%s.cpu_locks->fold(%s.cpu_locks);", n, n);
 		if (v->arity <= 0 && v->type == TY_LONG) {
 			emit(e, "tap_printf(\"%s=%%lld\\n\", (long long)%s.v);", v->name, n);
 			continue;
