@@ -101,6 +101,21 @@ struct tap_context *tap_current_context(void);
  */
 extern struct tap_context **tap_contexts;
 extern unsigned int tap_ncontexts;
+
+/*
+ * TAP_HOT: the code every hit runs (entry, exit, the lock table, <<<) is
+ * inline in a module of a few probes.  In one of many (pass 3 defines
+ * TAP_COMPACT_HANDLERS when the script has more than TAP_COMPACT_PROBES
+ * handlers, translator/emit/module.c) each is one function the handlers
+ * call, as before: a copy in each of hundreds of handlers doubled the
+ * build of "probe syscall.* {}" and made its module 40% larger.
+ */
+#ifdef TAP_COMPACT_HANDLERS
+#define TAP_HOT static noinline __maybe_unused
+#else
+#define TAP_HOT static __always_inline
+#endif
+
 #ifdef TAP_USER_TEST
 static inline struct tap_context *tap_this_context(void)
 {
@@ -123,7 +138,7 @@ void tap_context_exit_slow(struct tap_context *c);
 void tap_overload_interval(struct tap_context *c, u64 now);
 #endif
 
-static __always_inline struct tap_context *tap_context_enter(const char *probe_point, int state)
+TAP_HOT struct tap_context *tap_context_enter(const char *probe_point, int state)
 {
 	struct tap_context *c;
 
@@ -176,7 +191,7 @@ skip:
 	return NULL;
 }
 
-static __always_inline void tap_context_exit(struct tap_context *c)
+TAP_HOT void tap_context_exit(struct tap_context *c)
 {
 	/* this handler's output as one record (if it printed) */
 	if (tap_output_pending())
@@ -326,7 +341,7 @@ void tap_unlock_one(const struct tap_lock_req *r);
  * compiler unrolls the loop and keeps, for a global the handler only
  * adds to, one try of this CPU's word (one uncontended cmpxchg) in line.
  */
-static __always_inline int tap_lock_globals(struct tap_context *c,
+TAP_HOT int tap_lock_globals(struct tap_context *c,
 					    const struct tap_lock_req *req, int n)
 {
 	int i;
@@ -351,7 +366,7 @@ static __always_inline int tap_lock_globals(struct tap_context *c,
 	return 0;
 }
 
-static __always_inline void tap_unlock_globals(struct tap_context *c,
+TAP_HOT void tap_unlock_globals(struct tap_context *c,
 					       const struct tap_lock_req *req, int n)
 {
 	if (!c->locks_held)

@@ -108,7 +108,7 @@ int tap_stat_add_slow(struct tap_context *c, struct tap_stat *s, int64_t v);
  * terms -- a count, a sum, a min and a max; otherwise tap_stat_add_slow()
  * (stat.c) takes the word itself and adds whatever x keeps.
  */
-static __always_inline int tap_stat_add(struct tap_context *c, struct tap_stat *s, int64_t v)
+TAP_HOT int tap_stat_add(struct tap_context *c, struct tap_stat *s, int64_t v)
 {
 	unsigned int cpu = smp_processor_id();
 	struct tap_stat_data *d;
