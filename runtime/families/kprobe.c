@@ -117,7 +117,7 @@ struct _tap_kret_data {
 
 /* The kretprobe callbacks of every return probe: the probe's own entry
  * and return functions (pass 3), with the instance's data. */
-static int _tap_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int __maybe_unused _tap_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct _tap_kretprobe *k = container_of(get_kretprobe(ri),
 						struct _tap_kretprobe, rp);
@@ -125,7 +125,7 @@ static int _tap_kret_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	return k->entry(k, regs, ri->data);
 }
 
-static int _tap_kret_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+static int __maybe_unused _tap_kret_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct _tap_kretprobe *k = container_of(get_kretprobe(ri),
 						struct _tap_kretprobe, rp);
