@@ -34,6 +34,8 @@
  *                                     the user stack pointer once a
  *                                     function entered with entry_sp has
  *                                     returned
+ *   tap_arch_entry_sp_at_return(sp)   its inverse: at a return, the stack
+ *                                     pointer the function was entered with
  *   tap_arch_user_frame(regs, &pc, &sp, &fp)
  *                                     where a user stack walk starts
  *   tap_arch_user_native(regs)        whether the user code runs in the

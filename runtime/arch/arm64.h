@@ -165,6 +165,11 @@ static inline unsigned long tap_arch_sp_after_return(unsigned long entry_sp)
 	return entry_sp;
 }
 
+static inline __maybe_unused unsigned long tap_arch_entry_sp_at_return(unsigned long sp)
+{
+	return sp;
+}
+
 static inline void tap_arch_user_frame(struct pt_regs *regs, unsigned long *pc,
 				       unsigned long *sp, unsigned long *fp)
 {

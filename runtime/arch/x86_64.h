@@ -69,6 +69,13 @@ static inline unsigned long tap_arch_sp_after_return(unsigned long entry_sp)
 	return entry_sp + sizeof(long);
 }
 
+/* ... so at the return (a return probe's handler) the stack pointer at
+ * the function's entry is one word below. */
+static inline __maybe_unused unsigned long tap_arch_entry_sp_at_return(unsigned long sp)
+{
+	return sp - sizeof(long);
+}
+
 static inline void tap_arch_user_frame(struct pt_regs *regs, unsigned long *pc,
 				       unsigned long *sp, unsigned long *fp)
 {

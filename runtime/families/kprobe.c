@@ -789,7 +789,7 @@ static int notrace _tap_fret_entry(struct fprobe *fp, unsigned long ip,
 	for (i = hi - 1; i >= lo; i--) {
 		struct _tap_kretprobe *k = _tap_fret_probe(fr, i);
 
-		if (k->entry(k, regs, slot + (i - lo) * fr->stride))
+		if (k->entry && k->entry(k, regs, slot + (i - lo) * fr->stride))
 			*skip |= 1UL << (i - lo);
 		else
 			live++;

@@ -358,6 +358,17 @@ static void emit_kprobe_callback(Emitter *e, const EmitProbe *ep)
 	emit_blank(e);
 }
 
+/* Whether a return probe does anything at its function's entry: save its
+ * @entry values, or check its caller (.callee).  One that does not has no
+ * entry callback at all, and no instance data: the kernel hooks the
+ * return without calling into the module, and the return handler works
+ * out CONTEXT->entry_sp from the stack pointer there. */
+static bool kret_has_entry(const EmitProbe *ep)
+{
+	const KernelPointData *d = ep->rp->data;
+	return ep->entry_fn || (d && d->caller_ret);
+}
+
 /* The instance data of a return probe: the entry stack pointer, then the
  * @entry values when there are any. */
 static const char *kret_data_type(const EmitProbe *ep)
@@ -373,6 +384,20 @@ static void emit_kretprobe_callbacks(Emitter *e, const EmitProbe *ep)
 {
 	const char *dt = kret_data_type(ep);
 	int n = ep->index;
+
+	if (!kret_has_entry(ep)) {
+		emit(e, "static void tapkr_%d(struct _tap_kretprobe *k, struct pt_regs *regs, void *data)", n);
+		emit(e, "{");
+		emit(e, "\tstruct tap_context *c;");
+		emit_blank(e);
+		emit_enter(e, ep, "");
+		emit_context_fill(e, "regs", "kretprobe", true);
+		emit(e, "\tc->entry_sp = tap_arch_entry_sp_at_return(kernel_stack_pointer(regs));");
+		emit_run_body(e, ep, "NULL");
+		emit(e, "}");
+		emit_blank(e);
+		return;
+	}
 
 	if (ep->entry_fn) {
 		emit(e, "%s {", dt);
@@ -463,13 +488,20 @@ static void emit_tables(Emitter *e, const char *tag, EmitProbe **probes, int n,
 			if (!ep->rp->is_return || (k < n) != !(d && d->caller_ret))
 				continue;
 			emit(e, "\t{ .rp = { .kp = { %s},", kprobe_where(d));
-			emit(e, "\t\t  .handler = _tap_kret_ret, .entry_handler = _tap_kret_entry,");
-			emit(e, "\t\t  .data_size = sizeof(%s), .maxactive = %lld },",
-			     kret_data_type(ep),
-			     (long long)(d->maxactive > 0 ? d->maxactive : 0));
-			emit(e, "\t  .entry = tapke_%d, .ret = tapkr_%d,%s",
-			     ep->index, ep->index,
-			     kret_only(d) ? " .kret_only = true," : "");
+			if (kret_has_entry(ep)) {
+				emit(e, "\t\t  .handler = _tap_kret_ret, .entry_handler = _tap_kret_entry,");
+				emit(e, "\t\t  .data_size = sizeof(%s), .maxactive = %lld },",
+				     kret_data_type(ep),
+				     (long long)(d->maxactive > 0 ? d->maxactive : 0));
+				emit(e, "\t  .entry = tapke_%d, .ret = tapkr_%d,%s",
+				     ep->index, ep->index,
+				     kret_only(d) ? " .kret_only = true," : "");
+			} else {
+				emit(e, "\t\t  .handler = _tap_kret_ret, .maxactive = %lld },",
+				     (long long)(d->maxactive > 0 ? d->maxactive : 0));
+				emit(e, "\t  .ret = tapkr_%d,%s", ep->index,
+				     kret_only(d) ? " .kret_only = true," : "");
+			}
 			emit(e, "\t %s .pp = %s, .flags = %s },", kprobe_where_run(d),
 			     ep->pp, emit_point_flags(ep->rp));
 		}
