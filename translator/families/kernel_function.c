@@ -315,6 +315,24 @@ static const char *code_place(const char *module, uint64_t pc)
 	return xsprintf("0x%llx", (unsigned long long)pc);
 }
 
+/* Whether pc (an address of the kernel's debug information) is in its init
+ * text, which the kernel frees after boot and where it takes no probe:
+ * the copies of a function inlined into __init code.  As stap, they are
+ * left out. */
+static bool in_kernel_init_text(uint64_t pc)
+{
+	static bool known;
+	static uint64_t lo, hi;
+	if (!known) {
+		known = true;
+		lo = di_any_symbol_addr(NULL, "_sinittext");
+		hi = di_any_symbol_addr(NULL, "_einittext");
+		if (!lo || hi <= lo)
+			lo = hi = 0;
+	}
+	return pc >= lo && pc < hi;
+}
+
 /* Why the target's kernel would refuse a kprobe at pc (an address of the
  * debug information's file, where f's probe goes), by the architecture's
  * rules over the instructions there and before it; NULL when it would
@@ -356,6 +374,12 @@ static void *kernel_place(DiResolver *r, const DiFunction *f, uint64_t pc,
 	 * fail the whole module at run time: left out here, with a warning
 	 * (no later instruction is sure to mean the same: past an inlined
 	 * instance's entry its callee may already have run) */
+	if (r->src == DI_SRC_DWARF && !r->module &&
+	    in_kernel_init_text(d->place_pc ? d->place_pc : pc)) {
+		*why = xsprintf(_("%s is in the kernel's init text, which is freed after boot"),
+				code_place(NULL, d->place_pc ? d->place_pc : pc));
+		return NULL;
+	}
 	if (r->src == DI_SRC_DWARF) {
 		const char *no = kprobe_refused_at(r->module, f,
 						   d->place_pc ? d->place_pc : pc);
@@ -571,7 +595,9 @@ static int resolve_dwarf_in(const ProbeFamily *fam, ProbePoint *pp,
 			rp->needs_debuginfo = false;
 			/* one place, which register_kprobe() would refuse */
 			static const DiFunction none;
-			const char *no = kprobe_refused_at(NULL, &none, d->pc);
+			const char *no = in_kernel_init_text(d->pc)
+				? _("the address is in the kernel's init text, which is freed after boot")
+				: kprobe_refused_at(NULL, &none, d->pc);
 			if (no) {
 				error_at(sc->loc, _("cannot place a probe for '%s': %s"),
 					 pp_text(pp), no);
