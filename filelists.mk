@@ -879,6 +879,9 @@ tapc_dist_files = \
 	testsuite/run/probes_error.out \
 	testsuite/run/probes_error.status \
 	testsuite/run/probes_error.stp \
+	testsuite/run/probes_init_text.err \
+	testsuite/run/probes_init_text.out \
+	testsuite/run/probes_init_text.stp \
 	testsuite/run/probes_kfunc.args \
 	testsuite/run/probes_kfunc.out \
 	testsuite/run/probes_kfunc.stp \
@@ -907,6 +910,9 @@ tapc_dist_files = \
 	testsuite/run/probes_regfail_trace.out \
 	testsuite/run/probes_regfail_trace.status \
 	testsuite/run/probes_regfail_trace.stp \
+	testsuite/run/probes_return_entry_sp.args \
+	testsuite/run/probes_return_entry_sp.out \
+	testsuite/run/probes_return_entry_sp.stp \
 	testsuite/run/probes_return_shared.args \
 	testsuite/run/probes_return_shared.out \
 	testsuite/run/probes_return_shared.stp \
