@@ -374,15 +374,15 @@ static void *kernel_place(DiResolver *r, const DiFunction *f, uint64_t pc,
 	 * fail the whole module at run time: left out here, with a warning
 	 * (no later instruction is sure to mean the same: past an inlined
 	 * instance's entry its callee may already have run) */
-	if (r->src == DI_SRC_DWARF && !r->module &&
-	    in_kernel_init_text(d->place_pc ? d->place_pc : pc)) {
-		*why = xsprintf(_("%s is in the kernel's init text, which is freed after boot"),
-				code_place(NULL, d->place_pc ? d->place_pc : pc));
-		return NULL;
-	}
 	if (r->src == DI_SRC_DWARF) {
-		const char *no = kprobe_refused_at(r->module, f,
-						   d->place_pc ? d->place_pc : pc);
+		uint64_t at = d->place_pc ? d->place_pc : pc;
+		/* left out without a warning, as stap leaves it out */
+		if (!r->module && in_kernel_init_text(at)) {
+			*why = xsprintf(_("%s is in the kernel's init text, which is freed after boot"),
+					code_place(NULL, at));
+			return NULL;
+		}
+		const char *no = kprobe_refused_at(r->module, f, at);
 		if (no) {
 			*why = no;
 			r->warn_refusal = true;

@@ -377,27 +377,11 @@ static const char *kret_data_type(const EmitProbe *ep)
 			    : "struct _tap_kret_data";
 }
 
-/* The entry and return functions of a return probe, which the runtime
- * calls from its kretprobe, or from the table's fprobe where the kernel
- * has one (runtime/families/kprobe.c), with the data of this call. */
-static void emit_kretprobe_callbacks(Emitter *e, const EmitProbe *ep)
+/* The entry function of a return probe that has one (kret_has_entry),
+ * and its instance data's type for @entry. */
+static void emit_kret_entry(Emitter *e, const EmitProbe *ep, const char *dt)
 {
-	const char *dt = kret_data_type(ep);
 	int n = ep->index;
-
-	if (!kret_has_entry(ep)) {
-		emit(e, "static void tapkr_%d(struct _tap_kretprobe *k, struct pt_regs *regs, void *data)", n);
-		emit(e, "{");
-		emit(e, "\tstruct tap_context *c;");
-		emit_blank(e);
-		emit_enter(e, ep, "");
-		emit_context_fill(e, "regs", "kretprobe", true);
-		emit(e, "\tc->entry_sp = tap_arch_entry_sp_at_return(kernel_stack_pointer(regs));");
-		emit_run_body(e, ep, "NULL");
-		emit(e, "}");
-		emit_blank(e);
-		return;
-	}
 
 	if (ep->entry_fn) {
 		emit(e, "%s {", dt);
@@ -436,15 +420,31 @@ static void emit_kretprobe_callbacks(Emitter *e, const EmitProbe *ep)
 	}
 	emit(e, "}");
 	emit_blank(e);
+}
 
+/* The entry and return functions of a return probe, which the runtime
+ * calls from its kretprobe, or from the table's fprobe where the kernel
+ * has one (runtime/families/kprobe.c), with the data of this call. */
+static void emit_kretprobe_callbacks(Emitter *e, const EmitProbe *ep)
+{
+	const char *dt = kret_data_type(ep);
+	int n = ep->index;
+	bool has_entry = kret_has_entry(ep);
+
+	if (has_entry)
+		emit_kret_entry(e, ep, dt);
 	emit(e, "static void tapkr_%d(struct _tap_kretprobe *k, struct pt_regs *regs, void *data)", n);
 	emit(e, "{");
-	emit(e, "\t%s *d = data;", dt);
+	if (has_entry)
+		emit(e, "\t%s *d = data;", dt);
 	emit(e, "\tstruct tap_context *c;");
 	emit_blank(e);
 	emit_enter(e, ep, "");
 	emit_context_fill(e, "regs", "kretprobe", true);
-	emit(e, "\tc->entry_sp = d->entry_sp;");
+	if (has_entry)
+		emit(e, "\tc->entry_sp = d->entry_sp;");
+	else
+		emit(e, "\tc->entry_sp = tap_arch_entry_sp_at_return(kernel_stack_pointer(regs));");
 	emit_run_body(e, ep, ep->entry_fn ? "&d->entry" : "NULL");
 	emit(e, "}");
 	emit_blank(e);
@@ -488,20 +488,16 @@ static void emit_tables(Emitter *e, const char *tag, EmitProbe **probes, int n,
 			if (!ep->rp->is_return || (k < n) != !(d && d->caller_ret))
 				continue;
 			emit(e, "\t{ .rp = { .kp = { %s},", kprobe_where(d));
-			if (kret_has_entry(ep)) {
-				emit(e, "\t\t  .handler = _tap_kret_ret, .entry_handler = _tap_kret_entry,");
-				emit(e, "\t\t  .data_size = sizeof(%s), .maxactive = %lld },",
-				     kret_data_type(ep),
-				     (long long)(d->maxactive > 0 ? d->maxactive : 0));
-				emit(e, "\t  .entry = tapke_%d, .ret = tapkr_%d,%s",
-				     ep->index, ep->index,
-				     kret_only(d) ? " .kret_only = true," : "");
-			} else {
-				emit(e, "\t\t  .handler = _tap_kret_ret, .maxactive = %lld },",
-				     (long long)(d->maxactive > 0 ? d->maxactive : 0));
-				emit(e, "\t  .ret = tapkr_%d,%s", ep->index,
-				     kret_only(d) ? " .kret_only = true," : "");
-			}
+			/* without an entry callback: no entry handler, no data */
+			bool has_entry = kret_has_entry(ep);
+			emit(e, "\t\t  .handler = _tap_kret_ret,%s",
+			     has_entry ? " .entry_handler = _tap_kret_entry," : "");
+			emit(e, "\t\t  .data_size = %s, .maxactive = %lld },",
+			     has_entry ? xsprintf("sizeof(%s)", kret_data_type(ep)) : "0",
+			     (long long)(d->maxactive > 0 ? d->maxactive : 0));
+			emit(e, "\t  .entry = %s, .ret = tapkr_%d,%s",
+			     has_entry ? xsprintf("tapke_%d", ep->index) : "NULL", ep->index,
+			     kret_only(d) ? " .kret_only = true," : "");
 			emit(e, "\t %s .pp = %s, .flags = %s },", kprobe_where_run(d),
 			     ep->pp, emit_point_flags(ep->rp));
 		}
